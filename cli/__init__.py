@@ -1,0 +1,1 @@
+"""The ``pyramid`` command line: click commands that parse options, call ``solver``, format output."""

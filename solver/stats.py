@@ -1,0 +1,66 @@
+"""The statistics layer shared by the Pyramid batch summaries and every game simulation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile."""
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> dict:
+    """Proportion with its Wilson score interval: ``{"p", "lo", "hi", "n"}`` (all 0 when n = 0)."""
+    if trials <= 0:
+        return {"p": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
+    p = successes / trials
+    z2 = z * z
+    denom = 1 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
+    return {"p": p, "lo": max(0.0, centre - half), "hi": min(1.0, centre + half), "n": int(trials)}
+
+
+def mean_ci(values, z: float = Z95) -> dict:
+    """Mean with a normal-approximation interval ``mean +- z * sd / sqrt(n)``."""
+    x = np.asarray(values, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return {"mean": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
+    m = float(x.mean())
+    half = z * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
+    return {"mean": m, "lo": m - half, "hi": m + half, "n": int(n)}
+
+
+def histogram(values) -> dict[int, int]:
+    """Counts of each integer value, in increasing order of value."""
+    x = np.asarray(values, dtype=np.int64)
+    if x.size == 0:
+        return {}
+    vals, counts = np.unique(x, return_counts=True)
+    return {int(v): int(c) for v, c in zip(vals, counts)}
+
+
+def text_histogram(hist: dict[int, int], width: int = 40, label: str = "") -> str:
+    """A text bar chart, one line per value: ``value  count  ####``."""
+    if not hist:
+        return "(no data)"
+    top = max(hist.values())
+    lines = []
+    if label:
+        lines.append(label)
+    for v, c in hist.items():
+        bar = "#" * max(1 if c else 0, round(width * c / top))
+        lines.append(f"{v:>6} {c:>10}  {bar}")
+    return "\n".join(lines)
+
+
+def fmt_p(d: dict, digits: int = 4) -> str:
+    """``p [lo, hi]`` of a Wilson dict, for text reports."""
+    return f"{d['p']:.{digits}f} [{d['lo']:.{digits}f}, {d['hi']:.{digits}f}]"
+
+
+def fmt_mean(d: dict, digits: int = 3) -> str:
+    """``mean [lo, hi]`` of a mean_ci dict, for text reports."""
+    return f"{d['mean']:.{digits}f} [{d['lo']:.{digits}f}, {d['hi']:.{digits}f}]"
