@@ -200,6 +200,15 @@ def _legal(hand, led, trump, jbit, lead_without_joker):
 
 
 @njit(cache=True)
+def _next_led(led, card, trump, joker):
+    """The suit to follow once ``card`` is played: the first card sets it (the joker sets the
+    trump suit, or nothing without trumps, so that the next card sets it)."""
+    if led >= 0:
+        return led
+    return trump if card == joker else _SUIT_OF[card]
+
+
+@njit(cache=True)
 def _trick_winner(cards, n, led, trump, joker, downtown):
     """Index (play order) of the winning card of a full trick: the highest trump (the joker the
     lowest trump) if any, else the highest card of the suit led, in the current order."""
@@ -293,8 +302,7 @@ def _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log):
             row[i] = c
             if first_lead:
                 trump = _SUIT_OF[c]
-            if led < 0:
-                led = trump if c == joker else _SUIT_OF[c]
+            led = _next_led(led, c, trump, joker)
         winner = (leader + _trick_winner(row, n, led, trump, joker, downtown)) % n
         cap[winner] |= mask
         row[TL_LEADER] = leader
@@ -373,6 +381,15 @@ def legal_cards(hand: int, led: int, trump: int, joker: int = JOKER_CARD,
     h = _check_mask(hand, "hand")
     return int(_legal(h, _check_suit(led, "led"), _check_suit(trump, "trump"), _BIT[joker],
                       bool(first_lead)))
+
+
+def led_suit(cards, trump: int, joker: int = JOKER_CARD) -> int:
+    """The suit to follow after the cards played so far to a trick (-1 while none is set)."""
+    led = -1
+    trump = _check_suit(trump, "trump")
+    for c in cards:
+        led = int(_next_led(led, int(c), trump, int(joker)))
+    return led
 
 
 def trick_winner(cards, led: int, trump: int, joker: int = JOKER_CARD,

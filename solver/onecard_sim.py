@@ -27,11 +27,15 @@ from solver.simulate import DEFAULT_CHUNK, run_games
 from solver.stats import mean_ci, wilson
 
 # Columns of a round record (int16), seats relative to the round's dealer.
-RC_DEALER, RC_BIDDER, RC_BID, RC_TRUMP, RC_SWITCH, RC_LAST, RC_ONE_CARD, RC_LEFT = range(8)
-RC_CAPTURED = 8
-"""Captured points of the dealer-relative seats 0..3 (columns 8..11; 0 beyond the players)."""
+RC_DEALER, RC_BIDDER, RC_BID, RC_TRUMP, RC_LEADER, RC_SWITCH, RC_LAST, RC_ONE_CARD, \
+    RC_LEFT = range(9)
+"""Round record columns: absolute dealer; bidder (-1: nobody bid), bid, trump (-1: none), first
+leader, last trick's winner, all relative to the dealer; the trick after which the order switched
+to downtown (-1: never); the one card; cards left in hands after the round (always 0)."""
+RC_CAPTURED = 9
+"""Captured points of the dealer-relative seats 0..3 (columns 9..12; 0 beyond the players)."""
 RC_SCORED = RC_CAPTURED + MAX_PLAYERS
-"""Round scores of the dealer-relative seats 0..3 (columns 12..15)."""
+"""Round scores of the dealer-relative seats 0..3 (columns 13..16)."""
 ROUND_COLS = RC_SCORED + MAX_PLAYERS
 # Columns of a game record (int64), seats relative to the game's first dealer.
 GC_FIRST_DEALER, GC_ROUNDS, GC_WINNER = range(3)
@@ -69,6 +73,7 @@ def _record_round(n, dealer, hands, cap, pts, scored, res, out, mask_out):
     out[RC_BIDDER] = -1 if bidder < 0 else (bidder - dealer) % n
     out[RC_BID] = res[RES_BID]
     out[RC_TRUMP] = res[RES_TRUMP]
+    out[RC_LEADER] = (res[RES_LEADER] - dealer) % n
     out[RC_SWITCH] = res[RES_SWITCH]
     out[RC_LAST] = (res[RES_LAST_WINNER] - dealer) % n
     out[RC_ONE_CARD] = res[RES_ONE_CARD]
