@@ -163,7 +163,7 @@ def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) ->
         return
     head = f"Old Maid, seed {seed}"
     if game_index is not None:
-        head += f", game {game_index} (deal seed {g.seed})"
+        head += f", game {game_index} of the simulation run"
     lines = [f"{head}, {players} players, dealer player {g.dealer}", rules.describe()]
     click.echo("\n".join(lines + game_text(g, draws)))
 

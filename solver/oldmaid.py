@@ -430,10 +430,12 @@ def _logged(play, n: int) -> tuple:
 def play_game(seed: int, players: int, rules: OldMaidRules | None = None,
               dealer: int = 0) -> OldMaidGame:
     """Deal and play the game of ``seed`` (deal and draws from one stream) with its full log."""
-    seed = check_seed(seed)
-    n = check_players(players)
-    dealer = check_dealer(dealer, n)
-    rules = rules or OldMaidRules()
+    return _play_seeded(check_seed(seed), check_players(players), rules or OldMaidRules(),
+                        check_dealer(dealer, check_players(players)))
+
+
+def _play_seeded(seed: int, n: int, rules: OldMaidRules, dealer: int) -> OldMaidGame:
+    """``play_game`` for checked input; ``seed`` may be any 64-bit stream seed."""
     deck = rules.deck()
     dealt, kept, log, loser, last = _logged(
         lambda d, k, g: _deal_and_play(np.uint64(seed), n, dealer, deck, rules.colour, d, k, g), n)
@@ -491,4 +493,4 @@ def simulation_game(seed: int, index: int, players: int,
                     rules: OldMaidRules | None = None) -> OldMaidGame:
     """Game ``index`` of ``simulate(seed, ...)``, replayed with its log."""
     n = check_players(players)
-    return play_game(game_seed(seed, index), n, rules, index % n)
+    return _play_seeded(game_seed(seed, index), n, rules or OldMaidRules(), index % n)
