@@ -1,0 +1,144 @@
+"""One Card random-play throughput on one core, written to the ``## One Card`` section of
+benchmarks/RESULTS.md.
+
+    python benchmarks/bench_onecard.py [--games 100000] [--repeats 5]
+
+Measures, after a warm-up that compiles every kernel (compilation excluded):
+
+* the round kernel alone (deal, auction, tricks, scoring; 4 players, no records kept), and
+* whole simulations through the shared runner with ``jobs=1`` (games to 30 with every round
+  recorded, as ``pyramid simulate one-card -j 1`` runs them), for 2, 3 and 4 players.
+
+Target (issue 7): at least 150,000 random rounds per second per core with 4 players (OpenSpiel's
+C++ euchre plays about 77,000 random deals per second on one core of a similar machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from solver.onecard import OneCardRules  # noqa: E402
+from solver.onecard_sim import _new_round_buffers, _play_round, simulate_records  # noqa: E402
+from solver.rng import new_state  # noqa: E402
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+SECTION = "## One Card"
+TARGET = 150_000
+
+
+@njit(cache=True)
+def _rounds_only(seed, n_rounds, n, deck, joker):
+    """``n_rounds`` rounds from one stream, the dealer moving left each round; returns the sum
+    of the captured points (27 a round) so nothing is optimised away."""
+    state = new_state(seed)
+    buf, hands, cap, pts, scored, res, bid_log, trick_log = _new_round_buffers()
+    total = 0
+    dealer = 0
+    for _ in range(n_rounds):
+        _play_round(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
+                    trick_log)
+        for s in range(n):
+            total += pts[s]
+        dealer = (dealer + 1) % n
+    return total
+
+
+def timed(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return np.array(times), out
+
+
+def machine() -> str:
+    cpu = "unknown"
+    try:
+        m = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
+        cpu = m.group(1).strip() if m else cpu
+    except OSError:
+        pass
+    load = os.getloadavg()
+    return (f"{os.cpu_count()} cores (nproc), CPU {cpu}, Python {platform.python_version()}, "
+            f"numba {numba.__version__}, numpy {np.__version__}; load average at the end "
+            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}"
+            + (" (taken under load: other processes were running)" if load[0] > 0.5 else ""))
+
+
+def write_section(text: str) -> None:
+    """Replace (or append) this benchmark's section, leaving every other section intact."""
+    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    new = pattern.sub(lambda _: text, old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text
+    RESULTS.write_text(new)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100_000, help="games per simulation run")
+    ap.add_argument("--rounds", type=int, default=500_000, help="rounds per kernel-only run")
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+
+    rules = OneCardRules(4)
+    _rounds_only(1, 100, 4, rules.deck(), rules.joker_card)          # warm-up (compile)
+    for p in (2, 3, 4):
+        simulate_records(1, 200, p, jobs=1)
+
+    rows = []
+    t, total = timed(lambda: _rounds_only(7, args.rounds, 4, rules.deck(), rules.joker_card),
+                     args.repeats)
+    if total != 27 * args.rounds:
+        raise SystemExit(f"round kernel lost points: {total} != {27 * args.rounds}")
+    rate = args.rounds / np.median(t)
+    rows.append(("round kernel only", 4, args.rounds, "-", t, rate))
+    kernel_rate = rate
+    sim_rate4 = 0.0
+    for p in (4, 3, 2):
+        t, rec = timed(lambda: simulate_records(7, args.games, p, jobs=1), args.repeats)
+        rounds = int(rec["rounds"].sum())
+        rate = rounds / np.median(t)
+        rows.append(("simulate, jobs=1", p, rounds, args.games, t, rate))
+        if p == 4:
+            sim_rate4 = rate
+
+    lines = [SECTION, "",
+             f"`python benchmarks/bench_onecard.py --games {args.games} --rounds {args.rounds} "
+             f"--repeats {args.repeats}`, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "
+             "UTC, one core (jobs=1), kernels compiled beforehand.", "",
+             f"Machine: {machine()}.", "",
+             "| what | players | rounds | games | median s | p95 s | max s | rounds/s (median) |"
+             " games/s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for what, p, rounds, games, t, rate in rows:
+        gps = "-" if games == "-" else f"{games / np.median(t):,.0f}"
+        lines.append(f"| {what} | {p} | {rounds:,} | {games if games == '-' else f'{games:,}'} | "
+                     f"{np.median(t):.3f} | {np.percentile(t, 95):.3f} | {t.max():.3f} | "
+                     f"{rate:,.0f} | {gps} |")
+    verdict = "Met" if min(kernel_rate, sim_rate4) >= TARGET else "Not met"
+    lines += ["", f"Target: at least {TARGET:,} random rounds per second per core with 4 players "
+              f"(OpenSpiel's C++ euchre: about 77,000 random deals per second). {verdict}: "
+              f"{sim_rate4:,.0f} rounds/s through the full simulation (every round recorded), "
+              f"{kernel_rate:,.0f} rounds/s for the round kernel alone.", ""]
+    text = "\n".join(lines) + "\n"
+    write_section(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
