@@ -37,6 +37,12 @@ def load_rules(variants):
         return find_rules(variants)
 
 
+def require_seed(seed) -> None:
+    # seed_option(required=True) passes default=None, which click >= 8.3 takes as a default.
+    if seed is None:
+        raise InputError("missing option '--seed' (the deal's seed, 0 .. 2**63-1)")
+
+
 def check_dealer_seat(dealer: int, players: int) -> None:
     if dealer >= players:
         raise InputError(f"--dealer must be a seat 0..{players - 1}, not {dealer}")
@@ -149,6 +155,7 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
 @json_option
 def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) -> None:
     """Print an Old Maid deal, the hands after the pair discards, and its random-play game."""
+    require_seed(seed)
     rules = load_rules(variants)
     if game_index is not None and dealer != 0:
         raise InputError("--dealer cannot be given with --game (game I is dealt by I mod PLAYERS)")
@@ -180,6 +187,7 @@ def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) ->
 @json_option
 def analyse_oldmaid(seed, players, trials, dealer, variants, jobs, quiet, as_json) -> None:
     """Each player's chance of losing one particular deal, the draws random over many trials."""
+    require_seed(seed)
     rules = load_rules(variants)
     check_dealer_seat(dealer, players)
     with input_errors():
