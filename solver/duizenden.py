@@ -15,7 +15,7 @@ import numpy as np
 from solver.cards import MAX_CARDS, format_card, format_cards
 from solver.duizenden_melds import (
     FLAG_DISCARD_LAST, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
-    FLAG_QUEEN_KEPT, M_CARDS, M_N, M_OWNER, POINTS)
+    FLAG_QUEEN_KEPT, M_CARDS, M_N, M_OWNER, M_POS, M_TYPE, MELD_RUN, POINTS)
 from solver.duizenden_play import (
     END_EXHAUSTED, END_OUT, END_TURN_LIMIT, HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE,
     LOG_ROWS, MAX_PLAYERS, SC_LOG_N, SC_LOG_ON, SC_MELDS, SC_OUT, SC_POT, SC_STOCK, SC_TURNS,
@@ -143,7 +143,9 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
         "stock_left": int(sc[SC_STOCK]),
         "pot_size": int(sc[SC_POT]),
         "melds": [{"owner": int(melds[m, M_OWNER]),
-                   "cards": [int(c) for c in melds[m, M_CARDS:M_CARDS + melds[m, M_N]]]}
+                   "run": bool(melds[m, M_TYPE] == MELD_RUN),
+                   "cards": [int(c) for c in melds[m, M_CARDS:M_CARDS + melds[m, M_N]]],
+                   "pos": [int(c) for c in melds[m, M_POS:M_POS + melds[m, M_N]]]}
                   for m in range(sc[SC_MELDS])],
         "hands": [[int(c) for c in deal[p * HAND_CARDS:(p + 1) * HAND_CARDS]]
                   for p in range(players)],
