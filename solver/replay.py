@@ -414,7 +414,12 @@ def replay(deal, rules: Rules, steps) -> ReplayResult:
 
     A step after the deal is won is illegal (the game is over).
     """
-    pos = Position(deal, rules)
+    return replay_from(Position(deal, rules), steps)
+
+
+def replay_from(start: Position, steps) -> ReplayResult:
+    """``replay`` from any position (``start`` itself is not changed)."""
+    pos = start.copy()
     for i, step in enumerate(steps, start=1):
         try:
             pos.apply(step)

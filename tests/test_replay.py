@@ -12,7 +12,7 @@ from solver.cards import card_rank, format_card, make_card, parse_card
 from solver.layout import BELOW, COVERED_BY, PYRAMID_CARDS
 from solver.replay import (STEP_DRAW, STEP_RECYCLE, IllegalMove, Position, ReplayResult,
                            format_solution, format_step, parse_solution, parse_step, replay,
-                           replay_text)
+                           replay_from, replay_text)
 from solver.rules import PRESETS, Rules
 
 C = parse_card
@@ -465,6 +465,15 @@ def test_replay_accepts_numpy_cards_and_rejects_bad_ids():
     assert not res.ok and "not a step" in res.reason
 
 
+def test_replay_from_leaves_start_alone():
+    deal = make_deal({21: "6h", 22: "7c"})
+    start = play(deal, STANDARD, "draw")
+    key = start.key()
+    res = replay_from(start, [("pair", C("6h"), C("7c")), ("draw",)])
+    assert res.ok and res.moves == 2 and res.position.pyramid_left() == 26
+    assert start.key() == key and len(start.waste) == 1
+
+
 def test_position_rejects_bad_input():
     with pytest.raises(ValueError):
         Position(list(range(51)), STANDARD)
@@ -501,3 +510,53 @@ def test_legal_steps_all_apply_and_match_check():
             if not legal:
                 break
             pos.apply(rng.choice(legal))
+
+
+# --------------------------------------------------------------------------- the reference solver
+
+def test_reference_finds_the_fourteen_move_win():
+    from reference import reference_shortest, reference_winnable
+    deal, _ = fourteen_pair_deal()
+    length, path = reference_shortest(deal, STANDARD, max_states=500_000, return_path=True)
+    assert length == 14 and len(path) == 14
+    assert all(s[0] == "pair" for s in path)     # no stock card: 14 pyramid pairs
+    res = replay(deal, STANDARD, path)
+    assert res.ok and res.won and res.moves == 14
+    assert reference_winnable(deal, STANDARD, max_states=500_000) is True
+
+
+def inert_deal() -> list[int]:
+    """No pyramid card can ever leave: the bottom row is A A 2 2 3 3 4, all their partners
+    (Q J T 9) sit higher in the pyramid, and the stock holds only 3, 4, 5..8 and kings, none of
+    which pairs with a bottom-row card."""
+    upper = [r + s for r in "QJT9" for s in "cdhs"] + ["Ah", "As", "2h", "2s", "3h"]
+    pyramid = dict(enumerate(upper))
+    pyramid.update({21 + i: c for i, c in enumerate(["Ac", "Ad", "2c", "2d", "3c", "3d", "4c"])})
+    stock = ["3s", "4d", "4h", "4s"] + [r + s for r in "5678" for s in "cdhs"] + ["K" + s for s in "cdhs"]
+    return make_deal(pyramid, stock)
+
+
+@pytest.mark.parametrize("rules", [STANDARD, Rules(recycles=2)])
+def test_reference_reports_lost_deal(rules):
+    from reference import LOST, reference_shortest, reference_winnable
+    deal = inert_deal()
+    assert reference_winnable(deal, rules, max_states=200_000) is False
+    assert reference_shortest(deal, rules, max_states=200_000, return_path=True) == (LOST, None)
+
+
+def test_reference_lost_when_a_card_covers_all_its_partners():
+    """Qd on the bottom row (24) covers all four aces (7, 11, 12, 13), none of them directly, so
+    it can never be paired. Full pyramid, eight stock cards."""
+    from reference import (LOST, endgame_position, reference_shortest_from,
+                           reference_winnable_from)
+    deal = make_deal({24: "Qd", 7: "Ac", 11: "Ad", 12: "Ah", 13: "As"})
+    assert all(BELOW[24] >> p & 1 for p in (7, 11, 12, 13))
+    assert all(24 not in COVERED_BY[p] for p in (7, 11, 12, 13))     # no overlap pair either
+    pos = endgame_position(deal, STANDARD, seed=1, pyramid_left=28, stock_left=8, drawn=0)
+    assert reference_winnable_from(pos) is False
+    assert reference_shortest_from(pos) == LOST
+    # Control: the same position with the ace at 7 swapped with the card at 27 (uncovered).
+    swapped = list(deal)
+    swapped[7], swapped[27] = swapped[27], swapped[7]
+    pos2 = endgame_position(swapped, STANDARD, seed=1, pyramid_left=28, stock_left=8, drawn=0)
+    assert ("pair", C("Qd"), C("Ac")) in pos2.legal_steps()
