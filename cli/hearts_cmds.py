@@ -53,13 +53,13 @@ def print_summary(s: dict, rules: HeartsRules) -> None:
     click.echo("")
     moon = "moon_rate_per_seat" in s
     head = f"{'seat':<5} {'penalty per deal [95% CI]':<28} {'win rate [95% CI]':<26}"
-    click.echo(head + (" moon rate [95% CI]" if moon else ""))
+    click.echo((head + (" moon rate [95% CI]" if moon else "")).rstrip())
     for seat in range(rules.players):
         line = (f"{seat:<5} {fmt_mean(s['penalty_per_deal'][seat]):<28} "
                 f"{fmt_p(s['win_rate'][seat]):<26}")
         if moon:
             line += " " + fmt_p(s["moon_rate_per_seat"][seat], 5)
-        click.echo(line)
+        click.echo(line.rstrip())
     click.echo("")
     click.echo(f"games won jointly (tied lowest): {fmt_p(s['shared_win_rate'])}")
     if moon:
@@ -109,7 +109,7 @@ def print_trace(t) -> None:
     click.echo("")
     if t.shooter >= 0:
         click.echo(f"seat {t.shooter} shoots the moon ({rules.moon})")
-    click.echo("points this deal: " + " ".join(f"seat {s}: {p}" for s, p in enumerate(t.points))
+    click.echo("points this deal: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(t.points))
                + f" (total {sum(t.points)})")
 
 
