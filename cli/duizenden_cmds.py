@@ -97,6 +97,8 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
 @json_option
 def show_duizenden(seed, players, start, variants, penalty, as_json) -> None:
     """Print a Duizenden deal and one random-play round of it, turn by turn."""
+    if seed is None:  # click 8.4 does not enforce required=True when a default is passed
+        raise InputError("missing option '--seed' (the seed of the deal, 0 .. 2**63-1)")
     v = load_variants(variants, penalty)
     if start >= players:
         raise InputError(f"--start must be a seat 0..{players - 1}, not {start}")
