@@ -90,6 +90,8 @@ def test_hearts_cannot_be_led_before_broken():
 
 def test_hearts_leader_with_only_hearts_may_lead_them():
     assert legal_text(H, "5h Ah", None, broken=False) == "5h Ah"
+    # The queen of spades is not a heart: with it in hand the leader must lead it.
+    assert legal_text(H, "5h Ah Qs", None, broken=False) == "Qs"
 
 
 def test_black_maria_hearts_leadable_any_time():
