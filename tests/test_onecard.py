@@ -141,6 +141,14 @@ def test_auction_from_left_of_dealer_passes_final_bids_rise_to_at_most_15(player
     assert min(b for b in openers if b) == {2: 8, 3: 7, 4: 6}[players]
 
 
+def test_the_last_player_may_still_bid_after_everybody_else_passed():
+    late = [log for log in logs(3, range(300))
+            if [b for _, b in log.bids[:2]] == [0, 0] and len(log.bids) == 3 and log.bids[2][1]]
+    assert late
+    for log in late:
+        assert log.bidder == log.dealer and log.bid == log.bids[2][1]
+
+
 def test_a_bidder_may_raise_again_after_being_overbid():
     raised = [log for log in logs(4, range(300))
               if sum(1 for s, b in log.bids if b and s == log.bidder) > 1]
@@ -302,6 +310,19 @@ def test_bidder_short_of_the_bid_scores_zero_others_score_their_cards():
         if log.bidder >= 0 and expect[log.bidder] < log.bid:
             expect[log.bidder] = 0
         assert log.scored == expect
+
+
+def test_the_one_card_counts_towards_the_bid():
+    rescued = 0
+    for log in logs(2, range(3000)):
+        b = log.bidder
+        if b < 0 or log.tricks[-1]["winner"] != b:
+            continue
+        one = 3 if log.one_card == log.rules.joker_card else 1
+        if log.captured[b] - one < log.bid <= log.captured[b]:
+            rescued += 1
+            assert log.scored[b] == log.captured[b] > 0
+    assert rescued > 0
 
 
 def test_game_ends_at_30_highest_total_wins_a_tie_at_the_top_plays_on():
