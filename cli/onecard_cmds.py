@@ -86,7 +86,7 @@ def who(seat: int, log: RoundLog) -> str:
 
 def round_text(log: RoundLog) -> str:
     joker = log.rules.joker_card
-    lines = [f"One Card, seed {log.seed} (game 0, round 1 of 'simulate one-card --seed "
+    lines = [f"One Card, seed {log.seed} (game {log.game}, round 1 of 'simulate one-card --seed "
              f"{log.seed}'): {log.rules.describe()}",
              f"Dealer: player {log.dealer}; players 0..{log.rules.players - 1} clockwise",
              "Hands:"]
@@ -122,15 +122,17 @@ def round_text(log: RoundLog) -> str:
 
 
 @show.command("one-card")
-@seed_option(required=True, help="Seed of a simulation run: shows round 1 of its game 0.")
+@seed_option(required=True, help="Seed of a simulation run: shows round 1 of one of its games.")
 @players_option(2, 4, 4)
+@click.option("--game", "game", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Which game of the run (game I uses stream I of the seed).")
 @joker_option
 @json_option
-def show_onecard(seed, players, no_joker, as_json) -> None:
-    """Print a One Card deal and one random-play round trick by trick: the first round of game 0
-    of 'simulate one-card' with the same seed, players and joker."""
+def show_onecard(seed, players, game, no_joker, as_json) -> None:
+    """Print a One Card deal and one random-play round trick by trick: the first round of game I
+    (default 0) of 'simulate one-card' with the same seed, players and joker."""
     with input_errors():
-        log = first_round(seed, players, not no_joker)
+        log = first_round(seed, players, not no_joker, game)
     if as_json:
         echo_json({"game": "one-card", **log.to_dict()})
         return

@@ -233,11 +233,12 @@ def simulate(seed: int, games: int, players: int = 4, joker: bool = True,
 
 @dataclass
 class RoundLog:
-    """The first round of game 0 of a run with ``seed``, as ``simulate`` plays it (seats absolute,
-    0..n-1 clockwise)."""
+    """The first round of game ``game`` of a run with ``seed``, as ``simulate`` plays it (seats
+    absolute, 0..n-1 clockwise)."""
 
     rules: OneCardRules
     seed: int
+    game: int
     dealer: int
     hands: list[list[int]]
     one_card: int
@@ -258,7 +259,8 @@ class RoundLog:
 
     def to_dict(self) -> dict:
         return {
-            "seed": self.seed, "rules": self.rules.to_dict(), "dealer": self.dealer,
+            "seed": self.seed, "game_index": self.game, "rules": self.rules.to_dict(),
+            "dealer": self.dealer,
             "hands": [format_cards(h) for h in self.hands],
             "one_card": format_card(self.one_card),
             "bids": [{"seat": s, "bid": b if b else "pass"} for s, b in self.bids],
@@ -274,9 +276,9 @@ class RoundLog:
 
 
 @njit(cache=True)
-def _first_round(seed, n, deck, joker, hands0, cap, pts, scored, res, bid_log, trick_log):
-    """Game 0's first round, exactly as ``_play_game`` plays it; returns the dealer."""
-    state = new_state(stream_seed(seed, 0))
+def _first_round(seed, game, n, deck, joker, hands0, cap, pts, scored, res, bid_log, trick_log):
+    """The first round of game ``game``, exactly as ``_play_game`` plays it; returns the dealer."""
+    state = new_state(stream_seed(seed, game))
     dealer = below(state, n)
     buf, hands, _c, _p, _s, _r, _b, _t = _new_round_buffers()
     one_card = _deal(state, n, dealer, deck, buf, hands)
@@ -289,9 +291,11 @@ def _first_round(seed, n, deck, joker, hands0, cap, pts, scored, res, bid_log, t
     return dealer
 
 
-def first_round(seed: int, players: int = 4, joker: bool = True) -> RoundLog:
-    """The deal and the random play of the first round of game 0 of ``simulate(seed, ...)``."""
+def first_round(seed: int, players: int = 4, joker: bool = True, game: int = 0) -> RoundLog:
+    """The deal and the random play of the first round of game ``game`` of ``simulate(seed, ...)``."""
     seed = check_seed(seed)
+    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or game < 0:
+        raise ValueError(f"the game number must be a non-negative integer, not {game!r}")
     rules = OneCardRules(players, joker)
     n = rules.players
     hands0, cap = np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.uint64)
@@ -299,7 +303,7 @@ def first_round(seed: int, players: int = 4, joker: bool = True) -> RoundLog:
     res = np.zeros(RES_FIELDS, dtype=np.int64)
     bid_log = np.zeros((MAX_BID_EVENTS, 2), dtype=np.int64)
     trick_log = np.zeros((MAX_TRICKS, TRICK_COLS), dtype=np.int64)
-    dealer = int(_first_round(np.uint64(seed), n, rules.deck(), rules.joker_card, hands0, cap,
+    dealer = int(_first_round(np.uint64(seed), int(game), n, rules.deck(), rules.joker_card, hands0, cap,
                               pts, scored, res, bid_log, trick_log))
     hands = [[c for c in rules.deck().tolist() if int(hands0[s]) & int(_BIT[c])]
              for s in range(n)]
@@ -310,7 +314,7 @@ def first_round(seed: int, players: int = 4, joker: bool = True) -> RoundLog:
         tricks.append({"leader": leader, "winner": int(row[TL_WINNER]),
                        "switch": bool(row[TL_SWITCH]),
                        "cards": [((leader + i) % n, int(row[i])) for i in range(n)]})
-    return RoundLog(rules=rules, seed=seed, dealer=dealer, hands=hands,
+    return RoundLog(rules=rules, seed=seed, game=int(game), dealer=dealer, hands=hands,
                     one_card=int(res[RES_ONE_CARD]),
                     bids=[(int(s), int(b)) for s, b in bid_log[:res[RES_NBIDS]]],
                     bidder=int(res[RES_BIDDER]), bid=int(res[RES_BID]),

@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
+from solver.cards import format_card
 from solver.onecard_sim import first_round
 
 
@@ -78,6 +79,14 @@ def test_show_golden_round():
     assert "Player 1 falls short of the bid of 15." in r.stdout
 
 
+def test_show_another_game_of_the_run():
+    r = run("show", "one-card", "--seed", "1", "--game", "3", "--json")
+    assert r.exit_code == 0
+    d = json.loads(r.stdout)
+    assert d["game"] == "one-card" and d["seed"] == 1 and d["game_index"] == 3
+    assert d["hands"] == [" ".join(map(format_card, h)) for h in first_round(1, 4, game=3).hands]
+
+
 def test_show_json_and_no_joker():
     r = run("show", "one-card", "--seed", "3", "--players", "3", "--no-joker", "--json")
     assert r.exit_code == 0
@@ -96,6 +105,7 @@ def test_show_json_and_no_joker():
     ["show", "one-card"],
     ["show", "one-card", "--seed", "x"],
     ["show", "one-card", "--seed", "1", "--players", "7"],
+    ["show", "one-card", "--seed", "1", "--game", "-2"],
 ])
 def test_bad_input_is_one_line_on_stderr_and_exit_2(args):
     r = run(*args)

@@ -115,14 +115,18 @@ def test_logged_round_equals_the_reference_round_trick_by_trick(players, joker):
         assert (log.captured, log.scored) == (r["captured"], r["scored"])
 
 
-def test_show_round_is_round_one_of_game_zero_of_the_simulation():
-    for seed in (0, 9, 123456789):
-        log = first_round(seed, 4)
-        rec = run_chunk(seed, 0, 1, {"players": 4, "joker": True})
+def test_show_round_is_round_one_of_that_game_of_the_simulation():
+    for seed, game in ((0, 0), (9, 0), (123456789, 0), (9, 17), (5, 40)):
+        log = first_round(seed, 4, game=game)
+        rec = run_chunk(seed, game, 1, {"players": 4, "joker": True})
         row = rec["round_record"][0].astype(np.int64)
         assert row[RC_DEALER] == log.dealer
+        assert row[RC_ONE_CARD] == log.one_card
         assert row[RC_CAPTURED:RC_CAPTURED + 4].tolist() == [log.captured[(log.dealer + k) % 4]
                                                            for k in range(4)]
+    assert first_round(9, 4, game=17).hands != first_round(9, 4).hands
+    with pytest.raises(ValueError):
+        first_round(9, 4, game=-1)
 
 
 def test_same_seed_same_results_whatever_the_job_count_and_chunking():
