@@ -10,11 +10,13 @@ import numpy as np
 from cli.common import (InputError, echo_json, games_option, input_errors, jobs_option,
                         json_option, players_option, quiet_option, seed_option)
 from cli.main import analyse, show, simulate
-from solver.cards import format_card
+from solver.cards import card_rank, format_card, is_red
 from solver.oldmaid import OldMaidGame, find_rules, play_game, simulation_game, sort_hand
 from solver.oldmaid_sim import analyse_deal, simulate as run_sim
 from solver.stats import fmt_mean, fmt_p, histogram, text_histogram
 
+RANK_WORDS = {1: "aces", 10: "tens", 11: "jacks", 12: "queens", 13: "kings",
+              **{r: f"{r}s" for r in range(2, 10)}}
 HIST_BINS = 25
 """At most this many bars in a text histogram of game lengths."""
 
@@ -133,7 +135,8 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
             sizes[drawer] += -1 if paired else 1
             line = f"  {k:>4}. player {drawer} draws {format_card(card)} from player {src}"
             if paired:
-                line += f": pair of {format_card(card)[0]}s discarded"
+                colour = ("red " if is_red(card) else "black ") if g.rules.colour else ""
+                line += f": a pair of {colour}{RANK_WORDS[card_rank(card)]} discarded"
             safe = [p for p in dict.fromkeys((drawer, src)) if sizes[p] == 0]
             if safe and sum(sizes) > 1:
                 line += "; " + ", ".join(f"player {p} is safe" for p in safe)
