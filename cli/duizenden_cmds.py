@@ -9,7 +9,7 @@ from cli.common import (InputError, echo_json, games_option, input_errors, jobs_
 from cli.main import show, simulate
 from solver.cards import format_cards
 from solver.duizenden import (DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, MAX_PLAYERS, MIN_PLAYERS,
-                              VARIANT_NAMES, find_variants, format_events, play_round,
+                              VARIANT_NAMES, find_variants, format_events, format_meld, play_round,
                               simulate as run_sim)
 from solver.stats import fmt_mean, fmt_p, text_histogram
 
@@ -114,7 +114,7 @@ def show_duizenden(seed, players, start, variants, penalty, as_json) -> None:
                             "stock": format_cards(r["stock"]).split()},
                    "events": events, "end": r["end"], "turns": r["turns"],
                    "out_seat": r["out_seat"],
-                   "melds": [{"owner": m["owner"], "cards": format_cards(m["cards"]).split()}
+                   "melds": [{"owner": m["owner"], "cards": format_meld(m).split()}
                              for m in r["melds"]],
                    "hands": [sorted_cards(h).split() if h else [] for h in hands],
                    "penalty": r["penalty"], "scores": r["scores"]})
@@ -129,7 +129,7 @@ def show_duizenden(seed, players, start, variants, penalty, as_json) -> None:
     lines.append(f"Round over ({r['end']}) after {r['turns']} turns; stock {r['stock_left']} "
                  f"cards, pot {r['pot_size']} cards.")
     lines.append("Table:")
-    lines += [f"  meld {i} (seat {m['owner']}): {format_cards(m['cards'])}"
+    lines += [f"  meld {i} (seat {m['owner']}): {format_meld(m)}"
               for i, m in enumerate(r["melds"], start=1)] or ["  (no melds)"]
     for p in range(players):
         extra = f", penalty {r['penalty'][p]}" if r["penalty"][p] else ""

@@ -155,6 +155,21 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
     }
 
 
+def format_meld(meld: dict) -> str:
+    """Text of a table meld from ``play_round``: a run in rank order with each joker's stand-in
+    (``5h RJ=6h 7h``), a set in the order laid."""
+    if not meld["run"]:
+        return format_cards(meld["cards"])
+    suit = next(c % 54 // 13 for c in meld["cards"] if c % 54 < 52)
+    parts = []
+    for pos, card in sorted(zip(meld["pos"], meld["cards"])):
+        text = format_card(card)
+        if card % 54 >= 52:
+            text += "=" + format_card(suit * 13 + (0 if pos == 14 else pos - 1))
+        parts.append(text)
+    return " ".join(parts)
+
+
 def card_points(card: int) -> int:
     """Duizenden points of a card id (2..9: 5, 10-K: 10, A: 20, joker: 25, queen of spades: 100)."""
     if not 0 <= card < MAX_CARDS:
