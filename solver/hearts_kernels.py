@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import config, njit, types
 from numba.core.extending import intrinsic
 
 from solver.cards import HEARTS, NATURAL_CARDS, RANKS_PER_SUIT, SUIT_MASKS
@@ -70,6 +70,15 @@ def _cttz(typingctx, x):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return types.uint64(types.uint64), codegen
+
+
+if config.DISABLE_JIT:  # plain Python (coverage runs): the same two bit counts without LLVM
+    def _ctpop(x):
+        return np.uint64(int(x).bit_count())
+
+    def _cttz(x):
+        x = int(x)
+        return np.uint64((x & -x).bit_length() - 1)
 
 
 @njit(cache=True)
