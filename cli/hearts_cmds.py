@@ -1,4 +1,5 @@
-"""Black Maria and standard Hearts commands: ``simulate black-maria|hearts``, ``show black-maria|hearts``."""
+"""Black Maria and standard Hearts commands: ``simulate black-maria|hearts`` and
+``show black-maria|hearts``."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from cli.common import (echo_json, games_option, input_errors, jobs_option, json
 from cli.main import show, simulate
 from solver.cards import format_card, format_cards
 from solver.hearts import (BLACK_MARIA, DEFAULT_TARGET, HEARTS_STANDARD, MAX_PLAYERS, MAX_TARGET,
-                           MIN_PLAYERS, HeartsRules, Preset, hand_order, pass_name, simulate as run_simulation,
-                           trace_deal)
+                           MIN_PLAYERS, HeartsRules, Preset, hand_order, pass_name, trace_deal)
+from solver.hearts import simulate as run_simulation
 from solver.stats import fmt_mean, fmt_p, text_histogram
 
 
@@ -22,8 +23,8 @@ def table_options(preset: Preset):
 
     def decorate(f):
         if len(preset.moon_rules) > 1:
-            f = click.option("--moon", type=click.Choice(preset.moon_rules), default=preset.moon_rules[0],
-                             show_default=True,
+            f = click.option("--moon", type=click.Choice(preset.moon_rules),
+                             default=preset.moon_rules[0], show_default=True,
                              help="Shooting the moon: the shooter's points go to every other "
                                   "player (others) or are subtracted from the shooter's score.")(f)
         f = click.option("--target", type=click.IntRange(1, MAX_TARGET), default=DEFAULT_TARGET,
