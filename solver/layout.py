@@ -49,13 +49,25 @@ def _build():
         for q in range(PYRAMID_CARDS):
             if q != p and row_of[q] < row_of[p] and col_of[q] <= col_of[p] <= col_of[q] + (row_of[p] - row_of[q]):
                 below[p] |= 1 << q
-    return row_of, col_of, covered_by, cover_mask, below
+    above = np.zeros(PYRAMID_CARDS, dtype=np.int64)
+    direct = np.zeros(PYRAMID_CARDS, dtype=np.int64)
+    for p in range(PYRAMID_CARDS):
+        for q in range(PYRAMID_CARDS):
+            if below[q] >> p & 1:
+                above[p] |= 1 << q
+        direct[p] = cover_mask[p]
+        for q in range(PYRAMID_CARDS):
+            if cover_mask[q] >> p & 1:
+                direct[p] |= 1 << q
+    return row_of, col_of, covered_by, cover_mask, below, above, direct
 
 
-ROW_OF, COL_OF, COVERED_BY, COVER_MASK, BELOW = _build()
+ROW_OF, COL_OF, COVERED_BY, COVER_MASK, BELOW, ABOVE, DIRECT = _build()
 """Tables by position: ``ROW_OF``/``COL_OF``; ``COVERED_BY[p]`` the two positions covering ``p``
 (-1 in the bottom row); ``COVER_MASK[p]`` those two as a pyramid mask (0 in the bottom row);
-``BELOW[p]`` the mask of positions that ``p`` covers directly or indirectly."""
+``BELOW[p]`` the mask of positions that ``p`` covers directly or indirectly; ``ABOVE[p]`` the
+positions covering ``p`` directly or indirectly; ``DIRECT[p]`` the positions covering ``p`` or
+covered by ``p`` directly (the possible partners of an overlap pair)."""
 
 
 def uncovered(mask: int, p: int) -> bool:

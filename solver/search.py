@@ -1,0 +1,409 @@
+"""Winnability: a numba depth-first search with a transposition table of positions proven lost.
+
+``solve_winnable(deal, rules)`` decides a deal exactly under any rule variant and returns a winning
+move list (not necessarily the shortest) when there is one. With unlimited recycles it searches the
+free-stock abstraction of ``solver.state`` (then converts the abstract win back into real draws and
+recycles); with limited recycles it searches the concrete positions.
+
+Pruning, all exact:
+
+* moves that never hurt are played alone (kings; see ``solver.state``);
+* a *dead card* ends the line: a pyramid card none of whose partners (cards making 13 with it)
+  is still in play and able to meet it (``reach`` of the per-deal tables; any stock or waste card
+  still in play may yet come to the top), or with goal "all" a stock card with no partner left.
+  Partners only ever disappear, so after the full check at the start only the two classes of
+  values a pair touches need checking again;
+* positions proven lost are remembered in an open-addressing hash table of packed positions.
+  When the table fills up the search goes on without storing more: slower, still exact.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+from numba import njit
+
+from solver.deals import check_deal
+from solver.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.rng import mix64
+from solver.rules import Rules
+from solver.state import (DRAW, KING, MAX_MOVES, PAIR, PTR_SHIFT, PYR_MASK, RECYCLE, START,
+                          STOCK_MASK, STOCK_SHIFT, _tables_kernel, apply_concrete, apply_free,
+                          gen_concrete, gen_free, is_won, lowest_bit_index, move_a, move_b,
+                          move_kind, pointer, recycles_used)
+
+
+class Outcome(IntEnum):
+    """What a search found: the deal is lost, won, or a limit stopped it first."""
+
+    LOST = 0
+    WON = 1
+    UNKNOWN = 2
+
+
+DEFAULT_TABLE_BITS = 20
+"""The reused lost-position table starts with 2**20 slots (8 MiB) per search process."""
+DEFAULT_MAX_TABLE_BITS = 26
+"""It may grow to 2**26 slots (512 MiB, 8 bytes a position) on the hardest deals."""
+DEFAULT_MAX_STATES = 0
+"""0 = no limit on positions expanded."""
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+def max_depth(rules: Rules) -> int:
+    """Longest possible line of play: every card removed, every draw of every pass, every recycle."""
+    if rules.recycles is None:
+        return PYRAMID_CARDS + STOCK_CARDS + 2
+    return PYRAMID_CARDS + STOCK_CARDS + (STOCK_CARDS + 1) * (rules.recycles + 1) + 2
+
+
+@dataclass
+class Workspace:
+    """Buffers reused across searches: the lost-position table and the DFS stack."""
+
+    table: np.ndarray
+    touched: np.ndarray
+    moves: np.ndarray
+    counts: np.ndarray
+    max_table: int
+
+    @classmethod
+    def create(cls, rules: Rules, table_bits: int = DEFAULT_TABLE_BITS,
+               max_table_bits: int = DEFAULT_MAX_TABLE_BITS) -> "Workspace":
+        if not 10 <= table_bits <= max_table_bits <= 34:
+            raise ValueError(f"need 10 <= table_bits <= max_table_bits <= 34, not "
+                             f"{table_bits}, {max_table_bits}")
+        size = 1 << table_bits
+        depth = max_depth(rules)
+        return cls(table=np.zeros(size, dtype=np.uint64),
+                   touched=np.zeros(size * 3 // 4 + 1, dtype=np.int64),
+                   moves=np.zeros((depth, MAX_MOVES), dtype=np.int64),
+                   counts=np.zeros((depth, 2), dtype=np.int64),
+                   max_table=1 << max_table_bits)
+
+    def args(self) -> tuple:
+        return self.max_table, self.table, self.touched, self.moves, self.counts
+
+
+@njit(cache=True)
+def _table_has(table, key):
+    mask = np.uint64(len(table) - 1)
+    i = mix64(key) & mask
+    while True:
+        k = table[i]
+        if k == key:
+            return True
+        if k == _ZERO:
+            return False
+        i = (i + _ONE) & mask
+
+
+@njit(cache=True)
+def _table_put(table, key):
+    """Store ``key`` in ``table``; returns the slot, or -1 when it was there already."""
+    mask = np.uint64(len(table) - 1)
+    i = mix64(key) & mask
+    while table[i] != _ZERO:
+        if table[i] == key:
+            return -1
+        i = (i + _ONE) & mask
+    table[i] = key
+    return np.int64(i)
+
+
+@njit(cache=True)
+def _table_add(table, touched, n, grown, key, max_size):
+    """Insert ``key`` into the lost-position table, growing it when 3/4 full.
+
+    The workspace's own table is reused from search to search, so its used slots are listed in
+    ``touched`` for a cheap clean-up. When it fills up, the keys move to a private table twice
+    the size (and the workspace table is cleaned at once); private tables double again up to
+    ``max_size`` slots, after which the search goes on without storing more: slower, still exact.
+    Returns ``(table, n, grown)``.
+    """
+    if 4 * (n + 1) > 3 * len(table):
+        if 2 * len(table) > max_size:
+            return table, n, grown
+        bigger = np.zeros(2 * len(table), dtype=np.uint64)
+        for k in range(len(table)):
+            if table[k] != _ZERO:
+                _table_put(bigger, table[k])
+        if not grown:
+            _table_clear(table, touched, n)
+        table = bigger
+        grown = True
+    slot = _table_put(table, key)
+    if slot >= 0:
+        if not grown:
+            touched[n] = slot
+        n += 1
+    return table, n, grown
+
+
+@njit(cache=True)
+def _table_clear(table, touched, n_touched):
+    for k in range(n_touched):
+        table[touched[k]] = _ZERO
+
+
+@njit(cache=True)
+def _class_dead(state, v, val, reach, sval, vmask, stock_top_on, goal_all):
+    """True when an in-play card of value ``v`` (1..12) can never meet a partner again."""
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    w = 13 - v
+    x = pyr & vmask[v]
+    if x and not (stock & sval[w]):
+        while x:
+            p = lowest_bit_index(x)
+            x &= x - _ONE
+            if not (reach[p] & pyr):
+                return True
+    if goal_all and (stock & sval[v]) and not (pyr & vmask[w]) and \
+            not (stock_top_on and (stock & sval[w])):
+        return True
+    return False
+
+
+@njit(cache=True)
+def _dead(state, val, reach, sval, vmask, stock_top_on, goal_all):
+    """True when some card still in play can never be removed (see the module docstring)."""
+    for v in range(1, 13):
+        if _class_dead(state, v, val, reach, sval, vmask, stock_top_on, goal_all):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
+    """``_dead`` for a child whose parent had no dead card: only the partners of the cards that
+    move ``m`` removed can have lost their last partner."""
+    kind = move_kind(m)
+    if kind != PAIR:
+        return False  # draws, recycles and kings take no partner away from anybody
+    va = val[move_a(m)]
+    return _class_dead(child, 13 - va, val, reach, sval, vmask, stock_top_on, goal_all) or \
+        _class_dead(child, va, val, reach, sval, vmask, stock_top_on, goal_all)
+
+
+@njit(cache=True)
+def _gen(state, free, val, pmates, vmask, sval, pkings, skings, recycles, overlap, stock_top_on,
+         goal_all, out):
+    if free:
+        return gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, goal_all,
+                        out)
+    return gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out)
+
+
+@njit(cache=True)
+def _dfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
+         touched, moves, counts, path):
+    """Depth-first search of ``deal`` from the packed position ``start``.
+
+    Returns ``(outcome, path_length, states_expanded, positions_stored)``; on a win
+    ``path[:length]`` holds the moves (free-stock moves when ``recycles < 0``). The workspace
+    table is left clean.
+    """
+    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
+    free = recycles < 0
+    n_touched = 0
+    grown = False
+    expanded = 0
+    stack = np.empty(len(counts), dtype=np.uint64)
+    if free:
+        start &= PYR_MASK | STOCK_MASK  # the pointer means nothing with a free stock
+    stack[0] = start
+    outcome = 0
+    length = 0
+    if is_won(start, goal_all):
+        return 1, 0, 0, 0
+    if _dead(start, val, reach, sval, vmask, stock_top_on, goal_all):
+        return 0, 0, 0, 0
+    counts[0, 0] = _gen(start, free, val, pmates, vmask, sval, pkings, skings, recycles, overlap,
+                        stock_top_on, goal_all, moves[0])
+    counts[0, 1] = 0
+    expanded = 1
+    depth = 0
+    while depth >= 0:
+        if counts[depth, 1] < counts[depth, 0]:
+            m = moves[depth, counts[depth, 1]]
+            counts[depth, 1] += 1
+            s = stack[depth]
+            child = apply_free(s, m) if free else apply_concrete(s, m)
+            if is_won(child, goal_all):
+                for d in range(depth + 1):
+                    path[d] = moves[d, counts[d, 1] - 1]
+                outcome = 1
+                length = depth + 1
+                break
+            if _table_has(table, child):
+                continue
+            if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
+                table, n_touched, grown = _table_add(table, touched, n_touched, grown, child,
+                                                     max_table)
+                continue
+            if max_states > 0 and expanded >= max_states:
+                outcome = 2
+                break
+            expanded += 1
+            depth += 1
+            stack[depth] = child
+            counts[depth, 0] = _gen(child, free, val, pmates, vmask, sval, pkings, skings,
+                                    recycles, overlap, stock_top_on, goal_all, moves[depth])
+            counts[depth, 1] = 0
+        else:
+            table, n_touched, grown = _table_add(table, touched, n_touched, grown, stack[depth],
+                                                 max_table)
+            depth -= 1
+    if not grown:
+        _table_clear(table, touched, n_touched)
+    return outcome, length, expanded, n_touched
+
+
+@njit(cache=True)
+def _decide(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
+            touched, moves, counts, path):
+    """Winnability under any rules. With limited recycles the free-stock relaxation (unlimited
+    recycles, everything else equal) runs first: a deal it loses is lost under any recycle limit,
+    and it settles most lost deals far faster than the concrete search can."""
+    spent = 0
+    if recycles >= 0:
+        o, _, e, _ = _dfs(deal, start, -1, overlap, stock_top_on, goal_all, max_states, max_table, table,
+                          touched, moves, counts, path)
+        if o != 1:
+            return o, 0, e
+        spent = e
+        if max_states > 0:
+            if spent >= max_states:
+                return 2, 0, spent
+            max_states -= spent
+    o, length, e, _ = _dfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
+                           table, touched, moves, counts, path)
+    return o, length, spent + e
+
+
+@njit(cache=True)
+def _decide_batch(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
+                  touched, moves, counts, out_outcome, out_states):
+    """Winnability of many deals in one call (no move lists): fills ``out_outcome``/``out_states``."""
+    path = np.empty(len(counts), dtype=np.int64)
+    for k in range(deals.shape[0]):
+        o, _, e = _decide(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
+                          max_table, table, touched, moves, counts, path)
+        out_outcome[k] = o
+        out_states[k] = e
+
+
+@dataclass
+class SolveResult:
+    """The outcome of one search, with a move list on a win and the counters."""
+
+    outcome: Outcome
+    solution: list = field(default_factory=list)
+    states: int = 0
+    seconds: float = 0.0
+    optimal: bool = False
+    lower_bound: int | None = None
+
+    @property
+    def winnable(self) -> bool | None:
+        return None if self.outcome == Outcome.UNKNOWN else self.outcome == Outcome.WON
+
+    @property
+    def moves(self) -> int | None:
+        return len(self.solution) if self.outcome == Outcome.WON else None
+
+
+def rule_args(rules: Rules) -> tuple:
+    """The kernels' rule arguments: (recycles or -1, overlap, stock_top, goal_all)."""
+    return (-1 if rules.recycles is None else rules.recycles, rules.overlap, rules.stock_top,
+            rules.goal == "all")
+
+
+def _concrete_step(deal, m) -> tuple:
+    kind = move_kind(m)
+    if kind == DRAW:
+        return ("draw",)
+    if kind == RECYCLE:
+        return ("recycle",)
+    if kind == KING:
+        return ("king", int(deal[move_a(m)]))
+    return ("pair", int(deal[move_a(m)]), int(deal[move_b(m)]))
+
+
+def free_to_steps(deal, free_moves, start=START) -> list:
+    """Turn a free-stock win into real steps: draw (and recycle) until each stock card used is
+    the waste top (for a pair of two stock cards, the first is the waste top and its neighbour the
+    stock top), then play the move."""
+    start = int(start)
+    in_play = [i for i in range(STOCK_CARDS) if start >> (PYRAMID_CARDS + i) & 1]
+    ptr = int(pointer(np.uint64(start)))  # in-play cards with index < ptr are the waste
+    steps: list = []
+
+    def bring(i: int) -> None:
+        nonlocal ptr
+        while True:
+            waste = [j for j in in_play if j < ptr]
+            if waste and waste[-1] == i:
+                return
+            stock = [j for j in in_play if j >= ptr]
+            if stock:
+                steps.append(("draw",))
+                ptr = stock[0] + 1
+            else:
+                steps.append(("recycle",))
+                ptr = 0
+
+    for m in free_moves:
+        kind, a, b = move_kind(m), move_a(m), move_b(m)
+        slots = (a,) if kind == KING else (a, b)
+        used = [x - PYRAMID_CARDS for x in slots if PYRAMID_CARDS <= x < PYRAMID_CARDS + STOCK_CARDS]
+        if used:
+            bring(min(used))
+        steps.append(_concrete_step(deal, m))
+        for i in used:
+            in_play.remove(i)
+    return steps
+
+
+def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_STATES,
+                   workspace: Workspace | None = None, start: int | None = None) -> SolveResult:
+    """Decide ``deal`` (52 card ids) under ``rules`` from its start, or from the packed position
+    ``start`` (see ``solver.state``); a winning move list when there is one."""
+    deal = check_deal(deal)
+    if max_states < 0:
+        raise ValueError(f"max_states must be >= 0 (0 = no limit), not {max_states}")
+    ws = workspace or Workspace.create(rules)
+    path = np.zeros(len(ws.counts), dtype=np.int64)
+    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    t0 = time.perf_counter()
+    begin = START if start is None else np.uint64(start)
+    outcome, length, expanded = _decide(deal, begin, rec, overlap, stock_top_on, goal_all,
+                                        max_states, *ws.args(), path)
+    seconds = time.perf_counter() - t0
+    result = SolveResult(Outcome(outcome), states=int(expanded), seconds=seconds)
+    if result.outcome == Outcome.WON:
+        moves = [int(m) for m in path[:length]]
+        result.solution = (free_to_steps(deal, moves, begin) if rec < 0
+                           else [_concrete_step(deal, m) for m in moves])
+    return result
+
+
+def winnable_many(deals: np.ndarray, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_STATES,
+                  workspace: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Outcomes (``Outcome`` values) and positions expanded for an ``(n, 52)`` array of deals."""
+    deals = np.ascontiguousarray(deals, dtype=np.int64)
+    if deals.ndim != 2 or deals.shape[1] != 52:
+        raise ValueError(f"deals must be an (n, 52) array, not {deals.shape}")
+    ws = workspace or Workspace.create(rules)
+    outcome = np.zeros(len(deals), dtype=np.int8)
+    states = np.zeros(len(deals), dtype=np.int64)
+    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    _decide_batch(deals, rec, overlap, stock_top_on, goal_all, max_states, *ws.args(), outcome,
+                  states)
+    return outcome, states
