@@ -208,8 +208,9 @@ def _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags):
 @njit(cache=True)
 def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc, log,
                ctx, spec):
-    """Draw from the stock or take the pot. Returns 1 if the hand is then empty (out), -1 if the
-    player can do neither (stock exhausted), else 0."""
+    """Draw from the stock or take the pot (each half the time when both are legal; then one
+    pot meld uniformly). Returns 1 if the hand is then empty (out), -1 if the player can do
+    neither (stock exhausted), else 0."""
     n_stock = 1 if sc[SC_STOCK] > 0 else 0
     n_pot = 0
     top = -1
@@ -228,15 +229,16 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
         cnt[seat, tk] -= 1
     if n_stock + n_pot == 0:
         return -1
-    a = below(rng, n_stock + n_pot)
-    if a < n_stock:
+    # Two decisions: draw or take the pot (when both are legal), then which pot meld.
+    take = n_stock == 0 or (n_pot > 0 and below(rng, 2) == 1)
+    if not take:
         sc[SC_STOCK] -= 1
         card = stock[sc[SC_STOCK]]
         _to_hand(card, seat, loc, cnt, hsize)
         _log(log, sc, EV_DRAW, seat, card, 0, 0)
         return 0
     cnt[seat, tk] += 1
-    _hand_melds(cnt[seat], tk, ctx, a - n_stock, spec)
+    _hand_melds(cnt[seat], tk, ctx, below(rng, n_pot), spec)
     cnt[seat, tk] -= 1
     sc[SC_POT] -= 1
     _to_hand(top, seat, loc, cnt, hsize)
@@ -378,8 +380,9 @@ def _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner,
 
 @njit(cache=True)
 def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
-    """Each player from the starter on takes the open card for a hand card or declines; after one
-    full round of exchanges the starter must decline. Returns (decliner, open card)."""
+    """Each player from the starter on takes the open card for a hand card or declines (two
+    decisions: exchange or decline, half each; then which card to put back, uniformly); after
+    one full round of exchanges the starter must decline. Returns (decliner, open card)."""
     seat = start
     exchanged = 0
     while exchanged < n_players:
@@ -387,9 +390,9 @@ def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
         for k in range(N_KINDS):
             if cnt[seat, k] > 0 and k != QS_KIND:
                 n += 1
-        a = below(rng, n + 1)
-        if a == n:
+        if below(rng, 2) == 0:  # decline
             break
+        a = below(rng, n)
         for k in range(N_KINDS):
             if cnt[seat, k] > 0 and k != QS_KIND:
                 if a == 0:
