@@ -280,3 +280,15 @@ def test_cli_show():
     assert res.exit_code == 2 and "--start" in res.stderr
     res = run(["show", "duizenden", "--players", "3"])
     assert res.exit_code == 2 and "--seed" in res.stderr
+
+
+@pytest.mark.slow
+def test_invariants_every_variant_combination():
+    """All 32 combinations of the five variants, 2..6 players (run with -m slow; passed also
+    with NUMBA_BOUNDSCHECK=1)."""
+    from itertools import product
+    for i, flags in enumerate(product([False, True], repeat=5)):
+        v = Variants(*flags)
+        for seed in range(150):
+            players = 2 + (seed + i) % 5
+            check_round(play_round(seed * 37 + i, players, v, start=seed % players), players, v)
