@@ -26,11 +26,12 @@ Two move generators work on this packing:
   recycle count; used whenever recycles are limited, and by the minimum-move search.
 * *free-stock* (``_gen_free``), for deciding winnability with unlimited recycles: then any stock or
   waste card can be brought to the top of the waste by drawing and recycling, so the pointer does
-  not matter (it stays 0) and every in-play stock card is available on its own; with the stock top
-  available, two stock cards can be paired exactly when they are neighbours in the in-play order
-  (waste top and stock top). When the stock top is not available, stock cards of equal value are
-  interchangeable, so only the lowest-index one of each value is offered, which keeps the packed
-  set canonical. ``tests/`` checks both claims against the plain reference solver.
+  not matter (it stays 0) and every in-play stock card is available on its own. With goal "all"
+  and the stock top available, two stock cards can be paired exactly when they are neighbours in
+  the in-play order (waste top and stock top). Otherwise stock cards only ever pair with pyramid
+  cards, so stock cards of equal value are interchangeable: only the lowest-index one of each
+  value is offered, which keeps the packed set canonical. ``tests/`` checks these claims against
+  the plain reference solver.
 
 Moves are ints: ``kind | a << 4 | b << 10`` with slots ``a``, ``b`` (0..27 pyramid positions,
 28+i stock card i; ``NO_SLOT`` when unused).
@@ -331,7 +332,14 @@ def gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top
 
 @njit(cache=True)
 def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, goal_all, out):
-    """Moves in the free-stock abstraction (unlimited recycles; see the module docstring)."""
+    """Moves in the free-stock abstraction (unlimited recycles; see the module docstring).
+
+    With goal "pyramid" stock cards matter only as partners of pyramid cards, and every one of
+    them is available on its own, so removing stock cards among themselves (a pair of two stock
+    cards, a stock king) can never help: those moves are left out, the stock top option changes
+    nothing, and stock cards of equal value are interchangeable. With goal "all" they are needed.
+    """
+    stock_pairs = stock_top_on and goal_all
     pyr = state & PYR_MASK
     stock = state & STOCK_MASK
     unc = uncovered_mask(pyr)
@@ -339,7 +347,7 @@ def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, go
     if k:
         out[0] = encode_move(KING, lowest_bit_index(k), NO_SLOT)
         return 1
-    if (stock_top_on or goal_all) and (stock & skings):
+    if goal_all and (stock & skings):
         out[0] = encode_move(KING, lowest_bit_index(stock & skings), NO_SLOT)
         return 1
     n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
@@ -348,14 +356,14 @@ def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, go
         p = lowest_bit_index(u)
         u &= u - _ONE
         cand = stock & sval[13 - val[p]]
-        if not stock_top_on and cand:
+        if not stock_pairs and cand:
             cand &= ~cand + _ONE  # equal values are interchangeable: offer the lowest only
         while cand:
             i = lowest_bit_index(cand)
             cand &= cand - _ONE
             out[n] = encode_move(PAIR, p, i)
             n += 1
-    if stock_top_on:
+    if stock_pairs:
         st = stock >> STOCK_SHIFT
         prev = -1
         while st:

@@ -1,0 +1,43 @@
+"""What every benchmark script shares: the machine description and RESULTS.md section writing."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import re
+from pathlib import Path
+
+import numba
+import numpy as np
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+
+
+def machine() -> str:
+    """Cores, CPU model, Python/numba/numpy versions and the load average (noting a busy machine)."""
+    cpu = "unknown"
+    try:
+        m = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
+        cpu = m.group(1).strip() if m else cpu
+    except OSError:
+        pass
+    load = os.getloadavg()
+    return (f"{os.cpu_count()} cores (nproc), CPU {cpu}, Python {platform.python_version()}, "
+            f"numba {numba.__version__}, numpy {np.__version__}; load average at the end "
+            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}"
+            + (" (taken under load: other processes were running)" if load[0] > 0.5 else ""))
+
+
+def now_utc() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def write_section(title: str, text: str) -> None:
+    """Replace (or append) the section headed ``title`` (``## ...``), leaving the others intact."""
+    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(rf"^{re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
+    body = text if text.startswith(title) else f"{title}\n\n{text}"
+    body = body.rstrip("\n") + "\n\n"
+    new = pattern.sub(lambda _: body, old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + body
+    RESULTS.write_text(new.rstrip("\n") + "\n")
