@@ -22,9 +22,9 @@ import numba
 import numpy as np
 from numba import njit
 
-from solver.duizenden import play_round, simulate
+from solver.duizenden import simulate
 from solver.duizenden_melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, _hand_melds
-from solver.duizenden_play import (EV_LAYOFF, EV_MELD, EV_SWAP, EV_TAKE_POT, LOG_ROWS, SC_TURNS,
+from solver.duizenden_play import (LOG_ROWS, SC_ENUM_CARDS, SC_ENUMS, SC_TURNS, _deal,
                                    _play_round, new_work)
 from solver.rng import new_state, shuffle
 
@@ -37,14 +37,30 @@ TARGET = 3_000
 @njit(cache=True)
 def _rounds_only(seed, n_rounds, n_players, deck, loc, cnt, hsize, stock, pot, melds, owner,
                  opened, penalty, scores, sc, log):
-    """``n_rounds`` rounds on one stream, the starter moving left; returns the turns played."""
+    """``n_rounds`` rounds on one stream, the starter moving left; returns the turns played, the
+    meld enumerations and the sum of their pool sizes."""
     rng = new_state(seed)
     turns = 0
+    enums = 0
+    enum_cards = 0
     for r in range(n_rounds):
         _play_round(rng, n_players, r % n_players, 0, 50, deck, loc, cnt, hsize, stock, pot,
                     melds, owner, opened, penalty, scores, sc, log)
         turns += sc[SC_TURNS]
-    return turns
+        enums += sc[SC_ENUMS]
+        enum_cards += sc[SC_ENUM_CARDS]
+    return turns, enums, enum_cards
+
+
+@njit(cache=True)
+def _deals_only(seed, n_rounds, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty,
+                sc):
+    """Only the shuffle and deal of ``n_rounds`` rounds."""
+    rng = new_state(seed)
+    total = 0
+    for _ in range(n_rounds):
+        total += _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
+    return total
 
 
 @njit(cache=True)
@@ -108,19 +124,6 @@ def put_section(text: str) -> None:
         RESULTS.write_text(old.rstrip("\n") + "\n\n" + text)
 
 
-def enumerations_per_round(rounds: int, players: int) -> float:
-    """Meld-step enumerations per round, from event logs: each turn's meld step enumerates once
-    per action plus once for 'stop', and a chosen meld, lay-off or exchange is enumerated again
-    to find it; taking the pot enumerates the pot melds twice."""
-    total = 0
-    for seed in range(rounds):
-        r = play_round(seed, players, log=True)
-        ev = r["events"][:, 0]
-        acts = int(np.isin(ev, (EV_MELD, EV_LAYOFF, EV_SWAP)).sum())
-        total += r["turns"] + 2 * acts + 2 * int((ev == EV_TAKE_POT).sum())
-    return total / rounds
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=3_000, help="games per simulation run")
@@ -129,13 +132,17 @@ def main() -> None:
     args = ap.parse_args()
 
     work = new_work(LOG_ROWS)
+    deal_args = (work[0], work[1], work[2], work[3], work[4], work[7], work[8], work[9],
+                 work[11])
     _rounds_only(1, 10, 2, *work)  # warm-up: compile everything first
+    _deals_only(1, 10, 2, *deal_args)
     _enumerations(_random_hands(1, 10, 14), 14)
     for p in (2, 4, 6):
         simulate(1, 20, p, jobs=1)
 
     rows = []
-    t, turns = timed(lambda: _rounds_only(7, args.rounds, 2, *work), args.repeats)
+    t, (turns, enums, enum_cards) = timed(lambda: _rounds_only(7, args.rounds, 2, *work),
+                                          args.repeats)
     kernel_rate = args.rounds / np.median(t)
     rows.append(("round kernel only", 2, args.rounds, "-", t, kernel_rate))
     sim_rate2 = 0.0
@@ -145,13 +152,18 @@ def main() -> None:
         rows.append(("simulate, jobs=1", p, res["rounds"], args.games, t, rate))
         if p == 2:
             sim_rate2 = rate
-    hands = 200_000
-    sample = _random_hands(3, hands, 14)
-    t_enum, _ = timed(lambda: _enumerations(sample, 14), args.repeats)
-    enum_us = np.median(t_enum) / hands * 1e6
-    per_round = enumerations_per_round(400, 2)
+    # Where a round's time goes: the deal, and the meld enumerations (counted by the kernel,
+    # timed alone on random hands of the mean size the kernel enumerated).
     round_us = 1e6 / kernel_rate
-    share = per_round * enum_us / round_us
+    t_deal, _ = timed(lambda: _deals_only(7, args.rounds, 2, *deal_args), args.repeats)
+    deal_us = np.median(t_deal) / args.rounds * 1e6
+    per_round = enums / args.rounds
+    size = max(3, round(enum_cards / enums))
+    hands = 100_000
+    sample = _random_hands(3, hands, size)
+    t_enum, _ = timed(lambda: _enumerations(sample, size), args.repeats)
+    enum_us = np.median(t_enum) / hands * 1e6
+    enum_share = per_round * enum_us / round_us
 
     lines = [SECTION, "",
              f"`python benchmarks/bench_duizenden.py --games {args.games} --rounds {args.rounds} "
@@ -177,13 +189,14 @@ def main() -> None:
         f"What limits it: the meld step. Random play needs the exact number of legal actions at "
         f"every decision, so each meld-step decision enumerates every meld of the hand (all run "
         f"windows of the four suits with every joker placement, every multiset of each rank's "
-        f"naturals with 0..4 jokers), every lay-off and exchange, and enumerates once more to "
-        f"find the chosen action. One count-mode enumeration of a 14-card hand takes "
-        f"{enum_us:.2f} us; a 2-player round makes about {per_round:.0f} of them (from event "
-        f"logs), about {per_round * enum_us:.0f} us of the {round_us:.0f} us a round takes "
-        f"({share:.0%}); dealing, the discard and draw steps and the bookkeeping are the rest. "
-        f"Hands grow large after taking the pot, and those enumerations cost more than the "
-        f"14-card figure.", ""]
+        f"naturals with 0..4 jokers) plus every lay-off and exchange, and enumerates again to "
+        f"find the chosen action. A 2-player round takes {round_us:.0f} us; it makes "
+        f"{per_round:.0f} meld enumerations (counted by the kernel) over {enum_cards / enums:.1f} "
+        f"cards on average, and one enumeration of a random {size}-card hand takes "
+        f"{enum_us:.2f} us alone, about {per_round * enum_us:.0f} us a round "
+        f"({enum_share:.0%}); the shuffle and deal take {deal_us:.1f} us "
+        f"({deal_us / round_us:.0%}); the rest is the lay-off and exchange enumerations, the "
+        f"draw and discard steps and the bookkeeping.", ""]
     text = "\n".join(lines) + "\n"
     put_section(text)
     print(text)

@@ -66,4 +66,4 @@ def main() -> None:
 
 
 # Command modules register themselves on the groups above.
-from cli import pyramid_cmds, oldmaid_cmds, hearts_cmds, onecard_cmds, duizenden_cmds  # noqa: E402,F401
+from cli import pyramid_cmds, oldmaid_cmds, hearts_cmds, onecard_cmds, duizenden_cmds, batch_cmds  # noqa: E402,F401

@@ -75,7 +75,9 @@ FLAG_QUEEN_KEPT = 16
 SPEC_TYPE, SPEC_KEY, SPEC_LO, SPEC_HI, SPEC_JOKERS, SPEC_SUITS, SPEC_N, SPEC_POINTS = 0, 1, 2, 3, 4, 5, 9, 10
 """Run: key = suit, lo..hi positions, SPEC_JOKERS = bit mask of the joker positions.
 Set: key = rank, SPEC_SUITS.. = naturals of each suit (0..2), SPEC_JOKERS = number of jokers."""
-SPEC_LEN = 11
+SPEC_SCRATCH = 16
+"""``spec[16:]`` is the enumerators' scratch space (so that no call allocates)."""
+SPEC_LEN = SPEC_SCRATCH + ACE_HIGH + 2 * SUITS
 
 
 def _build_points() -> np.ndarray:
@@ -257,15 +259,20 @@ def _hand_melds(cnt, must, ctx, target, spec):
     Distinct means a different multiset of kinds or a different joker assignment (a run's joker
     positions). ``must`` >= 0: only melds holding at least one card of that kind (taking the pot).
     Only melds passing ``_can_end`` count. Returns the count, or ``target + 1`` once found."""
-    opt = np.empty(ACE_HIGH, dtype=np.int64)
-    avail = np.empty(SUITS, dtype=np.int64)
-    take = np.empty(SUITS, dtype=np.int64)
+    opt = spec[SPEC_SCRATCH:SPEC_SCRATCH + ACE_HIGH]
+    avail = spec[SPEC_SCRATCH + ACE_HIGH:SPEC_SCRATCH + ACE_HIGH + SUITS]
+    take = spec[SPEC_SCRATCH + ACE_HIGH + SUITS:SPEC_LEN]
     idx = 0
     for suit in range(SUITS):
         idx = _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt)
         if 0 <= target < idx:
             return idx
+    jokers = cnt[KIND_JOKER]
     for rank in range(1, RANKS_PER_SUIT + 1):
+        naturals = (cnt[rank - 1] + cnt[RANKS_PER_SUIT + rank - 1]
+                    + cnt[2 * RANKS_PER_SUIT + rank - 1] + cnt[3 * RANKS_PER_SUIT + rank - 1])
+        if naturals == 0 or naturals + jokers < MIN_MELD:
+            continue  # cheap test first: most ranks of a hand cannot make a set
         idx = _rank_sets(cnt, rank, must, ctx, target, spec, idx, avail, take)
         if 0 <= target < idx:
             return idx

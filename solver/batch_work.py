@@ -1,0 +1,212 @@
+"""The worker side of batch scoring: one chunk of deals in, one ``ChunkResult`` out.
+
+A chunk is a ``ChunkTask``: either a range of seeds or a list of ``(line number, text)`` deal
+lines, plus the settings of the run. ``solve_chunk`` is a plain top-level function (picklable for
+process pools and Dask), deterministic apart from the measured milliseconds: a deal's outcome,
+states and minimum moves depend only on the deal and the settings, never on which worker or chunk
+ran it.
+
+Timing. Winnability runs as one numba call per chunk (``_decide_timed``) that reads the monotonic
+clock around every deal itself: ``_clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
+nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
+``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal; a Python loop with
+``time.perf_counter`` around a per-deal kernel call would cost ~20% of the throughput (see
+benchmarks/RESULTS.md). Minimum-move solving (``optimal``) is a Python call per deal anyway and is
+timed with ``time.perf_counter`` around it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from solver.deals import DealError, deals_from_seeds, parse_deal
+from solver.layout import DECK_CARDS
+from solver.rules import Rules
+from solver.search import Outcome, Workspace, _decide, rule_args
+from solver.state import START
+
+CLOCK_MONOTONIC = 1
+"""Linux's id of the monotonic clock for ``clock_gettime``."""
+NO_MOVES = -1
+"""``moves`` of a deal without a minimum move count (not solved for it, or not won)."""
+IN_KERNEL_CLOCK = sys.platform.startswith("linux")
+"""Whether ``_clock_ns`` may be used (the ``timespec`` layout below is Linux's, 64-bit)."""
+
+
+@intrinsic
+def _clock_ns(typingctx):
+    """Nanoseconds of the monotonic clock, from nopython code: ``clock_gettime`` via LLVM."""
+
+    def codegen(context, builder, signature, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec
+        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        ts = cgutils.alloca_once(builder, timespec)
+        builder.call(fn, [ir.Constant(i32, CLOCK_MONOTONIC), ts])
+        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+
+    return types.int64(), codegen
+
+
+@njit(cache=True)
+def _monotonic_ns():
+    return _clock_ns()
+
+
+@njit(cache=True)
+def _decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
+                  touched, moves, counts, out_outcome, out_states, out_ns):
+    """``_decide_batch`` that also measures each deal's wall time in nanoseconds."""
+    path = np.empty(len(counts), dtype=np.int64)
+    for k in range(deals.shape[0]):
+        t0 = _clock_ns()
+        o, _, e = _decide(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
+                          max_table, table, touched, moves, counts, path)
+        out_ns[k] = _clock_ns() - t0
+        out_outcome[k] = o
+        out_states[k] = e
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """One chunk of a batch: ``seeds`` (first, stop) or ``lines`` [(line number, text)]."""
+
+    index: int
+    rules: Rules
+    optimal: bool = False
+    max_states: int = 0
+    timeout: float | None = None
+    seeds: tuple[int, int] | None = None
+    lines: tuple = ()
+
+
+@dataclass
+class ChunkResult:
+    """Per-deal columns of one chunk, in input order.
+
+    ids: the seed, or the line number in the deal file; deals: (n, 52) int8 card ids;
+    outcome: ``Outcome`` values; moves: minimum moves or ``NO_MOVES``; states: positions
+    expanded; ns: wall time of the deal's search in nanoseconds.
+    """
+
+    index: int
+    ids: np.ndarray
+    deals: np.ndarray
+    outcome: np.ndarray
+    moves: np.ndarray
+    states: np.ndarray
+    ns: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+_local = threading.local()
+
+
+def workspace_for(rules: Rules) -> Workspace:
+    """This thread's search workspace for ``rules``, created once and reused for every chunk.
+
+    Per thread, not per process: Dask runs several tasks in threads of one worker process, and a
+    workspace must never be shared by two searches at once.
+    """
+    cache = getattr(_local, "workspaces", None)
+    if cache is None:
+        cache = _local.workspaces = {}
+    ws = cache.get(rules)
+    if ws is None:
+        ws = cache[rules] = Workspace.create(rules)
+        _warm_up(rules, ws)
+    return ws
+
+
+def _warm_up(rules: Rules, ws: Workspace) -> None:
+    """One throw-away search, so the first deal a worker times does not also pay for the first
+    touch of fresh memory."""
+    _winnability(deals_from_seeds([0]), rules, 1000, ws)
+
+
+def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
+    ids = np.empty(len(lines), dtype=np.int64)
+    deals = np.empty((len(lines), DECK_CARDS), dtype=np.int64)
+    for k, (lineno, text) in enumerate(lines):
+        try:
+            deals[k] = parse_deal(text)
+        except DealError as e:
+            raise DealError(f"line {lineno}: {e}") from None
+        ids[k] = lineno
+    return ids, deals
+
+
+def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
+    n = len(deals)
+    outcome = np.zeros(n, dtype=np.int8)
+    states = np.zeros(n, dtype=np.int64)
+    ns = np.zeros(n, dtype=np.int64)
+    if IN_KERNEL_CLOCK:
+        _decide_timed(deals, *rule_args(rules), max_states, *ws.args(), outcome, states, ns)
+    else:  # pragma: no cover - other platforms time in Python around a per-deal call
+        path = np.empty(len(ws.counts), dtype=np.int64)
+        args = rule_args(rules)
+        for k in range(n):
+            t0 = time.perf_counter_ns()
+            outcome[k], _, states[k] = _decide(deals[k], START, *args, max_states, *ws.args(),
+                                               path)
+            ns[k] = time.perf_counter_ns() - t0
+    return outcome, states, ns
+
+
+def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | None,
+             ws: Workspace):
+    from solver.optimal import solve_optimal
+
+    n = len(deals)
+    outcome = np.zeros(n, dtype=np.int8)
+    moves = np.full(n, NO_MOVES, dtype=np.int16)
+    states = np.zeros(n, dtype=np.int64)
+    ns = np.zeros(n, dtype=np.int64)
+    for k in range(n):
+        t0 = time.perf_counter_ns()
+        r = solve_optimal(deals[k], rules, max_states=max_states, timeout=timeout, workspace=ws)
+        ns[k] = time.perf_counter_ns() - t0
+        outcome[k] = int(r.outcome)
+        states[k] = r.states
+        if r.outcome == Outcome.WON:
+            moves[k] = r.moves
+    return outcome, moves, states, ns
+
+
+def solve_chunk(task: ChunkTask) -> ChunkResult:
+    """Score every deal of ``task``. Raises ``DealError`` naming the line of a malformed deal."""
+    if task.seeds is not None:
+        first, stop = task.seeds
+        ids = np.arange(first, stop, dtype=np.int64)
+        deals = deals_from_seeds(ids)
+    else:
+        ids, deals = _parse_lines(task.lines)
+    ws = workspace_for(task.rules)
+    if task.optimal:
+        outcome, moves, states, ns = _optimal(deals, task.rules, task.max_states, task.timeout, ws)
+    else:
+        outcome, states, ns = _winnability(deals, task.rules, task.max_states, ws)
+        moves = np.full(len(ids), NO_MOVES, dtype=np.int16)
+    return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns)
+
+
+def optimal_available() -> bool:
+    """Whether ``solver.optimal`` (the minimum-move search) is installed in this checkout."""
+    import importlib.util
+
+    return importlib.util.find_spec("solver.optimal") is not None

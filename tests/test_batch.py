@@ -1,0 +1,224 @@
+"""Batch scoring: rows against the single-deal solver, chunking, formats, summaries, resume."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import solver.batch as batch_mod
+from solver.batch import BatchInterrupted, plan_batch, run_batch, summarise_file
+from solver.batch_io import (LineSource, SeedSource, deal_texts, lines_digest, parse_seed_range,
+                             read_results)
+from solver.batch_summary import Summary, _median
+from solver.batch_work import ChunkTask, solve_chunk
+from solver.deals import deal_from_seed, deals_from_seeds, format_deal
+from solver.rules import PRESETS, Rules
+from solver.search import Outcome, Workspace, solve_winnable
+from solver.stats import wilson
+
+
+def rows(path, drop=("ms",)):
+    """The rows of a CSV results file without the timing column."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return [{k: v for k, v in r.items() if k not in drop} for r in reader]
+
+
+def test_rows_agree_with_solve_winnable_under_both_presets():
+    cap = 100_000  # msc has rare deals of ~10**7 positions; the cap keeps the test short
+    for name, rules in PRESETS.items():
+        r = solve_chunk(ChunkTask(0, rules, max_states=cap, seeds=(500, 800)))
+        ws = Workspace.create(rules)
+        assert r.ids.tolist() == list(range(500, 800))
+        for k, seed in enumerate(range(500, 800)):
+            deal = deal_from_seed(seed)
+            assert r.deals[k].tolist() == deal.tolist()
+            single = solve_winnable(deal, rules, max_states=cap, workspace=ws)
+            assert r.outcome[k] == int(single.outcome), (name, seed)
+            assert r.states[k] == single.states, (name, seed)
+        assert (r.ns > 0).all()
+        assert (r.moves == -1).all()
+
+
+def test_a_state_limit_gives_unknown_and_counts_no_more_states():
+    rules = Rules()
+    free = solve_chunk(ChunkTask(0, rules, seeds=(0, 400)))
+    capped = solve_chunk(ChunkTask(0, rules, max_states=50, seeds=(0, 400)))
+    big = free.states > 50
+    assert big.any() and (~big).any()
+    assert (capped.outcome[big] == Outcome.UNKNOWN).all()
+    assert (capped.outcome[~big] == free.outcome[~big]).all()
+    assert (capped.states <= 50).all()
+
+
+def test_deal_text_column_is_format_deal():
+    deals = deals_from_seeds(np.arange(50))
+    assert deal_texts(deals) == [format_deal(d) for d in deals]
+
+
+def test_seed_range_parsing():
+    assert parse_seed_range("0:1000000") == SeedSource(0, 1_000_000)
+    assert parse_seed_range("7") == SeedSource(7, 8)
+    for bad in ("5:5", "9:3", "a:b", "-1:4", f"0:{2**63 + 1}"):
+        with pytest.raises(ValueError):
+            parse_seed_range(bad)
+
+
+def test_line_source_skips_blank_lines_keeps_line_numbers_and_chunks(tmp_path):
+    p = tmp_path / "deals.txt"
+    texts = [format_deal(deal_from_seed(s)) for s in range(5)]
+    p.write_text(f"{texts[0]}\n\n  \n{texts[1]}\n{texts[2]}\n\n{texts[3]}\n{texts[4]}")
+    src = LineSource(str(p))
+    assert src.total() == 5
+    chunks = list(src.chunks(2))
+    assert [len(c[1]) for c in chunks] == [2, 2, 1]
+    assert [n for _, block, _ in chunks for n, _ in block] == [1, 4, 5, 7, 8]
+    assert chunks[0][2] == lines_digest(chunks[0][1]) != chunks[1][2]
+    r = solve_chunk(ChunkTask(1, Rules(), lines=chunks[1][1]))
+    assert r.ids.tolist() == [5, 7]
+    assert r.deals.tolist() == [deal_from_seed(2).tolist(), deal_from_seed(3).tolist()]
+
+
+def test_empty_deal_file_is_an_error(tmp_path):
+    p = tmp_path / "empty.txt"
+    p.write_text("\n\n")
+    plan = plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
+    with pytest.raises(ValueError, match="holds no deal"):
+        run_batch(plan, jobs=1, progress=False)
+    assert not (tmp_path / "out.csv.parts").exists()  # nothing left behind asking for --resume
+
+
+def test_a_bad_line_names_its_line_number(tmp_path):
+    p = tmp_path / "deals.txt"
+    good = format_deal(deal_from_seed(1))
+    p.write_text(f"{good}\n\n{good.replace('Ac', 'Xx')}\n")
+    plan = plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
+    with pytest.raises(ValueError, match=r"deals.txt line 3: token \d+ 'Xx' is not a card"):
+        run_batch(plan, jobs=1, progress=False)
+
+
+def test_summary_counts_wilson_histogram_and_slowest():
+    s = Summary("seed", top=3)
+    outcome = np.array([1, 1, 0, 2, 1])
+    moves = np.array([30, 32, -1, -1, 30])
+    ms = np.array([0.5, 4.0, 2.0, 9.0, 1.0])
+    s.add(np.arange(10, 15), lambda i: f"deal{i}", outcome, moves, np.array([5, 6, 7, 8, 9]), ms)
+    d = s.to_dict()
+    assert d["outcomes"] == {"won": 3, "lost": 1, "unknown": 1}
+    assert d["win_rate"] == wilson(3, 4)
+    assert d["moves_histogram"] == {"30": 2, "32": 1}
+    assert d["moves"]["median"] == 30 and d["moves"]["mean"] == pytest.approx(92 / 3)
+    assert [x["seed"] for x in d["slowest"]] == [13, 11, 12]
+    assert d["slowest"][0]["deal"] == "deal3" and d["slowest"][0]["outcome"] == "unknown"
+    # merging two halves gives the whole
+    a, b = Summary("seed", top=3), Summary("seed", top=3)
+    a.add(np.arange(10, 12), lambda i: f"deal{i}", outcome[:2], moves[:2], np.array([5, 6]), ms[:2])
+    b.add(np.arange(12, 15), lambda i: f"deal{i + 2}", outcome[2:], moves[2:], np.array([7, 8, 9]),
+          ms[2:])
+    a.merge(Summary.from_state(json.loads(json.dumps(b.state())), top=3))
+    assert a.to_dict() == d
+
+
+def test_median_of_a_histogram():
+    assert _median({1: 1}) == 1
+    assert _median({1: 1, 3: 1}) == 2
+    assert _median({1: 2, 5: 1}) == 1
+
+
+def _fail_after(n_chunks, monkeypatch):
+    """Make the inline executor raise KeyboardInterrupt (a Ctrl-C) after ``n_chunks`` chunks."""
+    calls = {"n": 0}
+    real = batch_mod.solve_chunk
+
+    def flaky(task):
+        calls["n"] += 1
+        if calls["n"] > n_chunks:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(batch_mod, "solve_chunk", flaky)
+
+
+def test_interrupt_keeps_finished_chunks_and_resume_completes(tmp_path, monkeypatch):
+    ref = tmp_path / "ref.csv"
+    run_batch(plan_batch(SeedSource(0, 2000), str(ref), chunk=300), jobs=1, progress=False)
+    out = tmp_path / "out.csv"
+    plan = plan_batch(SeedSource(0, 2000), str(out), chunk=300)
+    _fail_after(3, monkeypatch)
+    with pytest.raises(BatchInterrupted) as e:
+        run_batch(plan, jobs=1, progress=False)
+    assert e.value.done == 900 and e.value.total == 2000
+    parts = tmp_path / "out.csv.parts"
+    assert sorted(p.name for p in parts.glob("part-*.csv")) == [
+        "part-000000.csv", "part-000001.csv", "part-000002.csv"]
+    assert not out.exists()
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="unfinished run"):
+        run_batch(plan, jobs=1, progress=False)  # never silently overwrite finished work
+    other = plan_batch(SeedSource(0, 2000), str(out), Rules(recycles=2), chunk=300)
+    with pytest.raises(ValueError, match="different rules"):
+        run_batch(other, jobs=1, resume=True, progress=False)
+    (parts / "part-000004.csv.tmp-999").write_text("half a chunk")  # a write cut by a kill
+    d = run_batch(plan, jobs=1, resume=True, progress=False)
+    assert d["run"]["resumed_deals"] == 900 and d["run"]["scored_deals"] == 1100
+    assert rows(out) == rows(ref)
+    assert not parts.exists()
+    full = summarise_file(str(ref))
+    for key in ("deals", "outcomes", "win_rate", "states", "moves_histogram"):
+        assert d[key] == full[key]
+
+
+def test_resume_refuses_a_changed_deal_file(tmp_path, monkeypatch):
+    p = tmp_path / "deals.txt"
+    p.write_text("\n".join(format_deal(deal_from_seed(s)) for s in range(12)) + "\n")
+    out = tmp_path / "out.csv"
+    plan = plan_batch(LineSource(str(p)), str(out), chunk=4)
+    _fail_after(2, monkeypatch)
+    with pytest.raises(BatchInterrupted):
+        run_batch(plan, jobs=1, progress=False)
+    monkeypatch.undo()
+    lines = p.read_text().splitlines()
+    lines[1] = format_deal(deal_from_seed(99))
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match="input differs .* chunk 0"):
+        run_batch(plan, jobs=1, resume=True, progress=False)
+    lines[1] = format_deal(deal_from_seed(1))
+    p.write_text("\n".join(lines) + "\n")
+    run_batch(plan, jobs=1, resume=True, progress=False)
+    assert [r["line"] for r in rows(out)] == [str(n) for n in range(1, 13)]
+
+
+def test_parquet_output_matches_csv(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    run_batch(plan_batch(SeedSource(40, 640), str(tmp_path / "r.csv"), chunk=250), jobs=1,
+              progress=False)
+    run_batch(plan_batch(SeedSource(40, 640), str(tmp_path / "r.parquet"), chunk=250), jobs=1,
+              progress=False)
+    t = pq.read_table(tmp_path / "r.parquet")
+    assert t.column_names == ["seed", "deal", "winnable", "moves", "states", "ms", "outcome"]
+    assert t.num_rows == 600 and pq.ParquetFile(tmp_path / "r.parquet").num_row_groups == 3
+    c = rows(tmp_path / "r.csv")
+    p = t.to_pylist()
+    for a, b in zip(c, p):
+        assert int(a["seed"]) == b["seed"] and a["deal"] == b["deal"]
+        assert a["winnable"] == {True: "true", False: "false", None: ""}[b["winnable"]]
+        assert b["moves"] is None and a["moves"] == ""
+        assert int(a["states"]) == b["states"] and a["outcome"] == b["outcome"]
+    assert summarise_file(str(tmp_path / "r.parquet"))["outcomes"] == \
+        summarise_file(str(tmp_path / "r.csv"))["outcomes"]
+
+
+def test_read_results_rejects_other_files(tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a batch results file"):
+        read_results(str(p))
+    p.write_text("seed,deal,winnable,moves,states,ms,outcome\n1,x,true,,5,0.1,maybe\n")
+    _, blocks = read_results(str(p))
+    with pytest.raises(ValueError, match="row 2"):
+        list(blocks)
+    with pytest.raises(ValueError, match="no such file"):
+        read_results(str(tmp_path / "missing.csv"))
