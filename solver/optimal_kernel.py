@@ -1,0 +1,482 @@
+"""Numba kernels of the minimum-move search (``solver.optimal`` drives them).
+
+The search is A* over the concrete packed positions of ``solver.state`` (bit 63 included, so the
+partial-order reduction of ``gen_concrete`` applies), with
+
+* a *bucket queue*: one LIFO list per f-value (``head[f]``), its entries in two int32 arrays
+  (``e_node``, ``e_next``) with a free list, so memory follows the open list, not the pushes;
+* a *node store*: ``keys`` (uint64 packed position), ``parent`` (int32 node id of the parent) and
+  ``gs`` (uint16 moves from the start, bit 15 = expanded), indexed by insertion order, and an
+  open-addressing ``index`` (int32 node ids, -1 = empty, kept at most 3/4 full) that maps a packed
+  position to its node. The kernel never allocates: when an array is about to be too small it
+  returns a ``GROW_*`` status and the Python driver enlarges it and calls again. It also returns
+  ``PAUSED`` after ``budget`` expansions, so the driver can check the clock (numba has no clock);
+* the admissible, consistent bound ``bound`` (see its docstring) and the dead-card pruning of
+  ``solver.search`` (a position with a card that can never be removed has no solution);
+* an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
+  f-value exceeds it are not stored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.cards import RANK_OF
+from solver.layout import ABOVE, BELOW, DIRECT, PYRAMID_CARDS
+from solver.rng import mix64
+from solver.search import _dead, _dead_after
+from solver.state import (AFTER_DRAW, DRAW, KING, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
+                          REC_MASK, STOCK_MASK, STOCK_SHIFT, _push_pyramid_pairs, _push_with_card,
+                          _tables_kernel, apply_concrete, encode_move, gen_concrete, is_won,
+                          lowest_bit_index, pointer, recycles_used, stock_top, uncovered_mask,
+                          waste_top)
+
+CLOSED = 0x8000
+"""Bit 15 of ``gs[i]``: node ``i`` has been expanded (its g-value is final)."""
+G_MASK = 0x7FFF
+
+# Indices into the int64 ``regs`` array the kernel keeps its scalars in between calls.
+R_STATUS, R_F, R_NODES, R_EXPANDED, R_FREE, R_BUMP, R_NFREE, R_GOAL_PARENT, R_GOAL_MOVE, \
+    R_GOAL_LEN, R_UB, R_STARTED, R_INCOMPLETE, R_H0 = range(14)
+N_REGS = 16
+
+# Status codes returned by ``astar_run``.
+WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@njit(cache=True)
+def popcount(x):
+    """Number of set bits of a uint64 (SWAR; LLVM turns it into one instruction)."""
+    x = np.uint64(x)
+    x = x - ((x >> _ONE) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
+
+
+CLASS_SLOTS = 8
+"""A value class {v, 13-v} (v = 1..6) has at most 4 + 4 pyramid cards: slots 0..3 hold the
+positions of its v cards, 4..7 those of its 13-v cards (-1 when fewer)."""
+
+
+@njit(cache=True)
+def class_tables(deal, overlap):
+    """Per-deal tables of the pyramid part of ``bound``, for each class c (v = c + 1) and each
+    subset ``x`` (8 bits, one per class slot) of its pyramid cards still present:
+
+    * ``cpos[c, k]``: the pyramid position of class slot ``k`` (-1 when empty);
+    * ``cmoves[c, x]``: moves the class still needs at least, ``#v + #w - M`` where ``M`` is the
+      largest number of disjoint v/w pairs of present pyramid cards that can ever meet (neither
+      covers the other, or, with overlap pairs, one covers the other directly): every other
+      pyramid card of the class needs a move with a stock or waste card;
+    * ``cneed[c, x, 0]``: stock/waste cards of value 13-v needed at least (``#v - M``), and
+      ``cneed[c, x, 1]`` those of value v (``#w - M``).
+    """
+    val = np.empty(PYRAMID_CARDS, dtype=np.int64)
+    for p in range(PYRAMID_CARDS):
+        val[p] = RANK_OF[deal[p]]
+    cpos = np.full((6, CLASS_SLOTS), -1, dtype=np.int64)
+    for c in range(6):
+        nv = 0
+        nw = 0
+        for p in range(PYRAMID_CARDS):
+            if val[p] == c + 1:
+                cpos[c, nv] = p
+                nv += 1
+            elif val[p] == 12 - c:
+                cpos[c, 4 + nw] = p
+                nw += 1
+    cmoves = np.zeros((6, 256), dtype=np.int64)
+    cneed = np.zeros((6, 256, 2), dtype=np.int64)
+    dp = np.empty(16, dtype=np.int64)
+    new = np.empty(16, dtype=np.int64)
+    for c in range(6):
+        # adj[a]: bit b set when v card a and w card b can ever be paired
+        adj = np.zeros(4, dtype=np.int64)
+        for a in range(4):
+            pa = cpos[c, a]
+            if pa < 0:
+                continue
+            for b in range(4):
+                pb = cpos[c, 4 + b]
+                if pb < 0:
+                    continue
+                apart = not ((BELOW[pa] >> pb) & 1) and not ((ABOVE[pa] >> pb) & 1)
+                direct = (DIRECT[pa] >> pb) & 1
+                if apart or (overlap and direct):
+                    adj[a] |= 1 << b
+        full = 0
+        for k in range(CLASS_SLOTS):
+            if cpos[c, k] >= 0:
+                full |= 1 << k
+        for x in range(256):
+            if x & ~full:
+                continue
+            dp[:] = -1
+            dp[0] = 0
+            nv = 0
+            for a in range(4):
+                if not (x >> a) & 1:
+                    continue
+                nv += 1
+                new[:] = dp
+                for m in range(16):
+                    if dp[m] < 0:
+                        continue
+                    for b in range(4):
+                        if (adj[a] >> b) & 1 and (x >> (4 + b)) & 1 and not (m >> b) & 1:
+                            if dp[m] + 1 > new[m | (1 << b)]:
+                                new[m | (1 << b)] = dp[m] + 1
+                dp[:] = new
+            best = 0
+            for m in range(16):
+                best = max(best, dp[m])
+            nw = 0
+            for b in range(4):
+                nw += (x >> (4 + b)) & 1
+            cmoves[c, x] = nv + nw - best
+            cneed[c, x, 0] = nv - best
+            cneed[c, x, 1] = nw - best
+    return cpos, cmoves, cneed
+
+
+@njit(cache=True)
+def _class_subset(pyr, cpos, c):
+    x = 0
+    for k in range(CLASS_SLOTS):
+        p = cpos[c, k]
+        if p >= 0 and (pyr >> np.uint64(p)) & _ONE:
+            x |= 1 << k
+    return x
+
+
+@njit(cache=True)
+def _depth_of(region, cards, need):
+    """Cards of ``region`` (stock bits) down to and including the ``need``-th one of ``cards``
+    (all of ``region`` when it holds fewer)."""
+    y = region & cards
+    for _ in range(need - 1):
+        if y == _ZERO:
+            break
+        y &= y - _ONE
+    if y == _ZERO:
+        return popcount(region)
+    i = np.uint64(lowest_bit_index(y))
+    return popcount(region & ((_ONE << (i + _ONE)) - _ONE))
+
+
+@njit(cache=True)
+def bound(state, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all):
+    """Admissible and consistent lower bound on the moves still needed to win from ``state``.
+
+    Pyramid part: every pyramid king costs a move, and a class {v, 13-v} needs ``cmoves`` moves
+    at least (see ``class_tables``: the pyramid cards that cannot all be paired among themselves
+    each need a move with a stock or waste card). Goal "all" also counts, per class, the larger
+    number of cards in play of the two values (each pair removes one of each) and every king in
+    play. Draw part (only when the stock top is hidden, ``draw_term``): a card still in the stock
+    can only be used after every in-play stock card above it has been drawn, one draw each; so
+    goal "all" needs a draw per stock card, and goal "pyramid" needs, for each value u, as many
+    draws as it takes to reach the k-th u card of the stock, where k is the number of u cards
+    needed (``cneed``) beyond those already in the waste (counted as free).
+
+    Consistent: a pair changes one class by at most one move and never lowers the draw part (a
+    waste card used lowers the need by as much as the waste's supply); a draw lowers the draw
+    part by at most one (the depth of every target shrinks by one); a king or a recycle lowers
+    nothing else.
+    """
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    ptr = np.uint64(pointer(state))
+    waste = stock & (((_ONE << ptr) - _ONE) << STOCK_SHIFT)
+    region = stock & ~waste
+    h = popcount(pyr & pkings)
+    if goal_all:
+        h += popcount(stock & skings)
+        if draw_term:
+            h += popcount(region)
+    depth = 0
+    for c in range(6):
+        x = _class_subset(pyr, cpos, c)
+        moves = cmoves[c, x]
+        if goal_all:
+            v = c + 1
+            tv = popcount(pyr & _values_mask(cpos, c, 0, x)) + popcount(stock & sval[v])
+            tw = popcount(pyr & _values_mask(cpos, c, 4, x)) + popcount(stock & sval[13 - v])
+            moves = max(moves, max(tv, tw))
+        h += moves
+        if draw_term and not goal_all:
+            for side in range(2):
+                u = 12 - c if side == 0 else c + 1
+                need = cneed[c, x, side] - popcount(waste & sval[u])
+                if need > 0:
+                    depth = max(depth, _depth_of(region, sval[u], need))
+    return h + depth
+
+
+@njit(cache=True)
+def _values_mask(cpos, c, first, x):
+    """Pyramid bits of the present class cards in slots ``first .. first+3``."""
+    m = _ZERO
+    for k in range(first, first + 4):
+        if (x >> k) & 1:
+            m |= _ONE << np.uint64(cpos[c, k])
+    return m
+
+
+@njit(cache=True)
+def gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, goal_all, out):
+    """The moves the minimum-move search tries from ``state``, into ``out``; returns their number.
+
+    Goal "all": ``gen_concrete`` as it is (every king in play must go some time, and removing one
+    as soon as it is available never lengthens a solution). Goal "pyramid": the same, except that a
+    king on the waste or the stock top is only *offered*, never forced: it need not be removed at
+    all, and removing it costs a move that a shortest solution may not spend (drawing over it can
+    be better). An uncovered pyramid king is still removed alone: it must go, it covers nothing
+    that its removal could hide, and removing it earlier keeps every later move legal.
+    """
+    if goal_all:
+        return gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out)
+    pyr = state & PYR_MASK
+    unc = uncovered_mask(pyr)
+    k = unc & pkings
+    if k:
+        out[0] = encode_move(KING, lowest_bit_index(k), NO_SLOT)
+        return 1
+    w = waste_top(state)
+    s = stock_top(state)
+    n = 0
+    if not state & AFTER_DRAW:
+        n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
+    if w >= 0:
+        n = _push_card_moves(PYRAMID_CARDS + w, unc, val, vmask, out, n)
+    if stock_top_on and s >= 0:
+        n = _push_card_moves(PYRAMID_CARDS + s, unc, val, vmask, out, n)
+        if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
+            out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
+            n += 1
+    return _push_draw_or_recycle(state, w, s, recycles, out, n)
+
+
+@njit(cache=True)
+def _push_card_moves(slot, unc, val, vmask, out, n):
+    """A king in stock/waste ``slot`` removed alone, or its pairs with uncovered pyramid cards."""
+    v = val[slot]
+    if v == 13:
+        out[n] = encode_move(KING, slot, NO_SLOT)
+        return n + 1
+    return _push_with_card(slot, unc, val, vmask[13 - v], out, n)
+
+
+@njit(cache=True)
+def _push_draw_or_recycle(state, w, s, recycles, out, n):
+    if s >= 0:
+        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
+        n += 1
+    elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
+        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def child_of(state, m, recycles):
+    """``apply_concrete``, with the recycle count kept at 0 when recycles are unlimited (so the
+    set of positions stays finite)."""
+    child = apply_concrete(state, m)
+    if recycles < 0:
+        child &= ~REC_MASK
+    return child
+
+
+@njit(cache=True)
+def _find(index, keys, key):
+    """Node id of ``key``, or ``-1 - slot`` of the empty slot where it would go."""
+    mask = np.uint64(len(index) - 1)
+    i = mix64(key) & mask
+    while True:
+        j = index[i]
+        if j < 0:
+            return -1 - np.int64(i)
+        if keys[j] == key:
+            return np.int64(j)
+        i = (i + _ONE) & mask
+
+
+@njit(cache=True)
+def rehash(index, keys, n_nodes):
+    """Fill the (all -1) ``index`` with the first ``n_nodes`` node ids."""
+    for j in range(n_nodes):
+        slot = _find(index, keys, keys[j])
+        index[-1 - slot] = j
+
+
+@njit(cache=True)
+def _push(head, e_node, e_next, regs, f, node):
+    if regs[R_FREE] >= 0:
+        e = regs[R_FREE]
+        regs[R_FREE] = e_next[e]
+        regs[R_NFREE] -= 1
+    else:
+        e = regs[R_BUMP]
+        regs[R_BUMP] += 1
+    e_node[e] = node
+    e_next[e] = head[f]
+    head[f] = e
+
+
+@njit(cache=True)
+def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on, goal_all,
+              max_states, budget, keys, parent, gs, index, e_node, e_next, head, regs):
+    """Run the A* search for at most ``budget`` expansions; returns a status code (the module
+    docstring lists them). ``regs`` holds the search's scalars between calls (all zero but
+    ``R_UB``, ``R_FREE`` = -1 at the first call). On ``WON`` the goal was reached by move
+    ``regs[R_GOAL_MOVE]`` from node ``regs[R_GOAL_PARENT]`` in ``regs[R_GOAL_LEN]`` moves."""
+    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
+    draw_term = not stock_top_on
+    nh = len(head)
+    if regs[R_STARTED] == 0:
+        regs[R_STARTED] = 1
+        if recycles < 0:
+            start &= ~REC_MASK
+        h0 = bound(start, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all)
+        regs[R_H0] = h0
+        regs[R_F] = h0
+        if is_won(start, goal_all):
+            regs[R_GOAL_PARENT] = -1
+            regs[R_GOAL_LEN] = 0
+            return WON
+        if _dead(start, val, reach, sval, vmask, stock_top_on, goal_all) or h0 > regs[R_UB]:
+            return EXHAUSTED
+        slot = _find(index, keys, start)
+        index[-1 - slot] = 0
+        keys[0] = start
+        parent[0] = -1
+        gs[0] = 0
+        regs[R_NODES] = 1
+        if h0 >= nh:
+            regs[R_INCOMPLETE] = 1
+            return EXHAUSTED
+        _push(head, e_node, e_next, regs, h0, 0)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    done = 0
+    while True:
+        if done >= budget:
+            return PAUSED
+        if max_states > 0 and regs[R_EXPANDED] >= max_states:
+            return LIMIT
+        if regs[R_NODES] + MAX_MOVES > len(keys):
+            return GROW_NODES
+        if 4 * (regs[R_NODES] + MAX_MOVES) > 3 * len(index):
+            return GROW_INDEX
+        if regs[R_BUMP] + max(0, MAX_MOVES - regs[R_NFREE]) > len(e_node):
+            return GROW_ENTRIES
+        f = regs[R_F]
+        while f < nh and head[f] < 0:
+            f += 1
+        if regs[R_GOAL_LEN] > 0 and f >= regs[R_GOAL_LEN]:
+            return WON  # no open position can lead to a shorter win than the one found
+        if f >= nh:
+            return EXHAUSTED
+        regs[R_F] = f
+        e = head[f]
+        head[f] = e_next[e]
+        e_next[e] = regs[R_FREE]
+        regs[R_FREE] = e
+        regs[R_NFREE] += 1
+        i = e_node[e]
+        g = np.int64(gs[i])
+        if g & CLOSED:
+            continue
+        gs[i] = g | CLOSED
+        state = keys[i]
+        regs[R_EXPANDED] += 1
+        done += 1
+        g1 = g + 1
+        if g1 > G_MASK:
+            regs[R_INCOMPLETE] = 1
+            continue
+        n = gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on,
+                        goal_all, moves)
+        # pushed in reverse so that the first generated move is popped first (LIFO buckets)
+        for k in range(n - 1, -1, -1):
+            m = moves[k]
+            child = child_of(state, m, recycles)
+            if is_won(child, goal_all):
+                if regs[R_GOAL_LEN] == 0 or g1 < regs[R_GOAL_LEN]:
+                    regs[R_GOAL_LEN] = g1
+                    regs[R_GOAL_PARENT] = i
+                    regs[R_GOAL_MOVE] = m
+                    if regs[R_UB] > g1 - 1:
+                        regs[R_UB] = g1 - 1
+                continue
+            if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
+                continue
+            j = _find(index, keys, child)
+            if j >= 0:
+                gj = np.int64(gs[j])
+                if gj & CLOSED or gj <= g1:
+                    continue
+            hj = bound(child, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all)
+            f1 = g1 + hj
+            if f1 > regs[R_UB]:
+                continue
+            if f1 >= nh:
+                regs[R_INCOMPLETE] = 1
+                continue
+            if j < 0:
+                j = regs[R_NODES]
+                index[-1 - _find(index, keys, child)] = j
+                keys[j] = child
+                regs[R_NODES] += 1
+            parent[j] = i
+            gs[j] = g1
+            _push(head, e_node, e_next, regs, f1, j)
+        if regs[R_GOAL_LEN] == g1 and g1 <= f:
+            return WON
+
+
+@njit(cache=True)
+def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_parent, goal_move,
+          out):
+    """The moves from the start to the goal, into ``out``; returns their number. Each move is
+    found again by generating the parent's moves and matching the child's packed position."""
+    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
+    chain = np.empty(len(out), dtype=np.int64)
+    n = 0
+    i = goal_parent
+    while i >= 0:
+        chain[n] = i
+        n += 1
+        i = parent[i]
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    length = 0
+    for k in range(n - 1, 0, -1):
+        s = keys[chain[k]]
+        target = keys[chain[k - 1]]
+        c = gen_optimal(s, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, goal_all,
+                        moves)
+        out[length] = -1
+        for q in range(c):
+            if child_of(s, moves[q], recycles) == target:
+                out[length] = moves[q]
+                break
+        length += 1
+    if goal_parent >= 0:
+        out[length] = goal_move
+        length += 1
+    return length
+
+
+@njit(cache=True)
+def start_bound(deal, cpos, cmoves, cneed, start, stock_top_on, goal_all):
+    """``bound`` of the packed position ``start`` (for reporting without a search)."""
+    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
+    return bound(start, cpos, cmoves, cneed, sval, pkings, skings, not stock_top_on, goal_all)
