@@ -30,10 +30,9 @@ from solver.deals import check_deal
 from solver.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.rng import mix64
 from solver.rules import Rules
-from solver.state import (DRAW, KING, MAX_MOVES, PAIR, PTR_SHIFT, PYR_MASK, RECYCLE, START,
-                          STOCK_MASK, STOCK_SHIFT, _tables_kernel, apply_concrete, apply_free,
-                          gen_concrete, gen_free, is_won, lowest_bit_index, move_a, move_b,
-                          move_kind, pointer, recycles_used)
+from solver.state import (DRAW, KING, MAX_MOVES, PAIR, PTR_MASK, PTR_SHIFT, PYR_MASK, RECYCLE,
+                          START, STOCK_MASK, _tables_kernel, apply_concrete, apply_free,
+                          gen_concrete, gen_free, is_won, lowest_bit_index, move_a, move_kind)
 
 
 class Outcome(IntEnum):
@@ -325,15 +324,21 @@ def rule_args(rules: Rules) -> tuple:
             rules.goal == "all")
 
 
+def decode_move(m: int) -> tuple[int, int, int]:
+    """``(kind, a, b)`` of a move int, in plain Python (no kernel call from Python code)."""
+    m = int(m)
+    return m & 0xF, (m >> 4) & 0x3F, (m >> 10) & 0x3F
+
+
 def _concrete_step(deal, m) -> tuple:
-    kind = move_kind(m)
+    kind, a, b = decode_move(m)
     if kind == DRAW:
         return ("draw",)
     if kind == RECYCLE:
         return ("recycle",)
     if kind == KING:
-        return ("king", int(deal[move_a(m)]))
-    return ("pair", int(deal[move_a(m)]), int(deal[move_b(m)]))
+        return ("king", int(deal[a]))
+    return ("pair", int(deal[a]), int(deal[b]))
 
 
 def free_to_steps(deal, free_moves, start=START) -> list:
@@ -342,7 +347,7 @@ def free_to_steps(deal, free_moves, start=START) -> list:
     stock top), then play the move."""
     start = int(start)
     in_play = [i for i in range(STOCK_CARDS) if start >> (PYRAMID_CARDS + i) & 1]
-    ptr = int(pointer(np.uint64(start)))  # in-play cards with index < ptr are the waste
+    ptr = (start & int(PTR_MASK)) >> int(PTR_SHIFT)  # in-play cards with index < ptr: the waste
     steps: list = []
 
     def bring(i: int) -> None:
@@ -360,7 +365,7 @@ def free_to_steps(deal, free_moves, start=START) -> list:
                 ptr = 0
 
     for m in free_moves:
-        kind, a, b = move_kind(m), move_a(m), move_b(m)
+        kind, a, b = decode_move(m)
         slots = (a,) if kind == KING else (a, b)
         used = [x - PYRAMID_CARDS for x in slots if PYRAMID_CARDS <= x < PYRAMID_CARDS + STOCK_CARDS]
         if used:
