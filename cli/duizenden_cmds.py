@@ -52,7 +52,8 @@ def variants_text(v) -> str:
 @variant_option
 @penalty_option
 @click.option("--max-rounds", type=click.IntRange(1, 100_000), default=DEFAULT_MAX_ROUNDS,
-              show_default=True, help="Stop a game that has not reached 1000 after this many rounds.")
+              show_default=True,
+              help="Stop a game that has not reached 1000 after this many rounds.")
 @jobs_option
 @quiet_option
 @json_option

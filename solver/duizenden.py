@@ -8,7 +8,7 @@ Game ``i`` of a simulation with seed ``S`` draws all its randomness from
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -52,7 +52,8 @@ class Variants:
 
     def __post_init__(self) -> None:
         if not 0 <= self.penalty <= TARGET_POINTS:
-            raise ValueError(f"the last-card penalty must be 0..{TARGET_POINTS}, not {self.penalty}")
+            raise ValueError(f"the last-card penalty must be 0..{TARGET_POINTS}, "
+                             f"not {self.penalty}")
 
     @property
     def flags(self) -> int:
@@ -115,9 +116,9 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
                log: bool = False) -> dict:
     """Deal and randomly play one round from the stream of game 0 of ``seed``.
 
-    Returns the end (``"out"`` / ``"stock exhausted"``), turns, scores by seat, the final places of
-    all 108 cards (``loc``: seat, or ``"stock"``, ``"pot"``, ``"table"``), the table melds with their
-    owners, the deal, and with ``log`` the events for ``format_events``."""
+    Returns the end (``"out"`` / ``"stock exhausted"``), turns, scores by seat, the final place of
+    each of the 108 cards (``loc``: a seat or a ``LOC_*`` code, see ``place_name``), the table
+    melds with their owners, the deal, and with ``log`` the events for ``format_events``."""
     seed = check_seed(seed)
     players = check_players(players)
     variants = _check_variants(variants)

@@ -72,7 +72,8 @@ FLAG_QUEEN_KEPT = 16
 """Variant 5: the queen of spades may not be discarded even as the last card."""
 
 # spec: one meld chosen by _hand_melds.
-SPEC_TYPE, SPEC_KEY, SPEC_LO, SPEC_HI, SPEC_JOKERS, SPEC_SUITS, SPEC_N, SPEC_POINTS = 0, 1, 2, 3, 4, 5, 9, 10
+SPEC_TYPE, SPEC_KEY, SPEC_LO, SPEC_HI, SPEC_JOKERS = 0, 1, 2, 3, 4
+SPEC_SUITS, SPEC_N, SPEC_POINTS = 5, 9, 10
 """Run: key = suit, lo..hi positions, SPEC_JOKERS = bit mask of the joker positions.
 Set: key = rank, SPEC_SUITS.. = naturals of each suit (0..2), SPEC_JOKERS = number of jokers."""
 SPEC_SCRATCH = 16
@@ -281,7 +282,7 @@ def _hand_melds(cnt, must, ctx, target, spec):
 
 # Table melds: one row of ``melds`` per meld.
 M_TYPE, M_KEY, M_LO, M_HI, M_N, M_JOKERS, M_OWNER = 0, 1, 2, 3, 4, 5, 6
-"""Header: type, suit (run) or rank (set), run positions lo..hi, card count, joker count, creator."""
+"""Header: type, suit (run) or rank (set), run positions lo..hi, cards, jokers, creator seat."""
 M_CARDS = 8
 """``M_CARDS + i``: card id of the meld's i-th card."""
 MELD_SLOTS = 16

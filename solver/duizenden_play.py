@@ -7,8 +7,8 @@ State of a round (all plain arrays, reused from round to round; ``new_work`` mak
   place, which is what the invariant tests check.
 * ``cnt[seat, kind]`` (53 kinds, see ``duizenden_melds``) and ``hsize[seat]``: the hands.
 * ``stock[0:sc[SC_STOCK]]`` (top = last) and ``pot[0:sc[SC_POT]]`` (top = last).
-* ``melds[0:sc[SC_MELDS]]`` rows as in ``duizenden_melds``; ``owner[card]`` the seat that put a table
-  card there (its points count for that seat).
+* ``melds[0:sc[SC_MELDS]]`` rows as in ``duizenden_melds``; ``owner[card]`` the seat that put a
+  table card there (its points count for that seat).
 * ``opened[seat]``, ``penalty[seat]`` (variant 3), ``scores[seat]`` (the round's result).
 * ``log``: with ``sc[SC_LOG_ON]`` set, one row per event (``EV_*``) for ``pyramid show``.
 
@@ -59,7 +59,7 @@ LOG_ROWS = 4096
 
 @njit(cache=True)
 def game_rng(seed, game):
-    """The generator state of game ``game`` of a run seeded ``seed`` (kept in uint64 inside numba)."""
+    """The generator state of game ``game`` of a run seeded ``seed`` (uint64 inside numba)."""
     return new_state(stream_seed(seed, game))
 
 

@@ -19,10 +19,10 @@ import numpy as np
 from solver.cards import CARDS_PER_DECK, NATURAL_CARDS, RANKS_PER_SUIT, parse_card
 from solver.duizenden_melds import (
     ACE_HIGH, CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_LEN, CTX_OPENED, CTX_OPENING_TURN,
-    CTX_POOL, CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, KIND_JOKER, M_CARDS, M_HI, M_JOKERS, M_KEY, M_LO, M_N,
-    M_OWNER, M_POS, M_TYPE, MAX_MELDS, MAX_RUN, MELD_RUN, MELD_SET, MELD_WIDTH, MIN_MELD, N_KINDS,
-    QS_KIND, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO, SPEC_SUITS, SPEC_TYPE, _can_end,
-    _hand_melds, _layoffs, _swaps, run_kind)
+    CTX_POOL, CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, KIND_JOKER, M_CARDS, M_HI, M_JOKERS,
+    M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE, MAX_MELDS, MAX_RUN, MELD_RUN, MELD_SET, MELD_WIDTH,
+    MIN_MELD, N_KINDS, QS_KIND, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO, SPEC_SUITS,
+    SPEC_TYPE, _can_end, _hand_melds, _layoffs, _swaps, run_kind)
 from solver.duizenden_play import _may_discard
 
 

@@ -17,7 +17,7 @@ from solver.duizenden_melds import FLAG_NO_OUT_ON_OPENING, FLAG_QUEEN_KEPT
 from solver.duizenden_play import LOC_POT, LOC_STOCK, LOC_TABLE, game_rng, new_work, _play_round
 from solver.duizenden_rules import (Situation, kind_of, layoff_actions, meld_actions, meld_row,
                                     pot_actions)
-from solver.rng import below, new_state, shuffle
+from solver.rng import new_state, shuffle
 
 ALL_VARIANTS = Variants(no_out_on_opening=True, joker_exchange=True, last_card=True,
                         discard_last=True, queen_kept=True)
