@@ -5,13 +5,35 @@ Every command module registers itself on these groups when imported at the botto
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
+GAME_MODULES = {"oldmaid": "cli.oldmaid_cmds", "black-maria": "cli.hearts_cmds",
+                "hearts": "cli.hearts_cmds", "one-card": "cli.onecard_cmds",
+                "duizenden": "cli.duizenden_cmds"}
+"""Which module registers each game's subcommands (imported only when that game is asked for)."""
+
 
 class PyramidGroup(click.Group):
-    """A click group whose usage errors are one line on stderr with exit code 2 (no usage dump)."""
+    """A click group whose usage errors are one line on stderr with exit code 2 (no usage dump).
+
+    ``lazy`` maps command names to the modules that register them, imported on first use, so
+    that ``pyramid solve`` does not pay for loading every game engine.
+    """
+
+    def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy))
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in self.lazy:
+            importlib.import_module(self.lazy[name])
+        return super().get_command(ctx, name)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
@@ -32,23 +54,24 @@ class PyramidGroup(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-@click.group(cls=PyramidGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=PyramidGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             lazy={"batch": "cli.batch_cmds", "stats": "cli.batch_cmds"})
 @click.version_option(package_name="pyramid")
 def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""
 
 
-@cli.group(cls=PyramidGroup)
+@cli.group(cls=PyramidGroup, lazy=GAME_MODULES)
 def simulate() -> None:
     """Random-play simulation of a card game: many seeded games, statistics with 95% intervals."""
 
 
-@cli.group(cls=PyramidGroup)
+@cli.group(cls=PyramidGroup, lazy={"oldmaid": "cli.oldmaid_cmds"})
 def analyse() -> None:
     """Analyse one particular deal of a game by repeated random play."""
 
 
-@cli.group(cls=PyramidGroup, invoke_without_command=True)
+@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=GAME_MODULES)
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Pyramid deal number to print.")
 @click.option("--deal", "deal_text", help="Pyramid deal text (52 cards) to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
@@ -65,5 +88,6 @@ def main() -> None:
     cli.main(prog_name="pyramid")
 
 
-# Command modules register themselves on the groups above.
-from cli import pyramid_cmds, oldmaid_cmds, hearts_cmds, onecard_cmds, duizenden_cmds, batch_cmds  # noqa: E402,F401
+# The Pyramid commands register themselves on the groups above at once; the games and batch
+# commands when first asked for (the ``lazy`` maps above).
+from cli import pyramid_cmds  # noqa: E402,F401
