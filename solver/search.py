@@ -79,11 +79,16 @@ class Workspace:
                              f"{table_bits}, {max_table_bits}")
         size = 1 << table_bits
         depth = max_depth(rules)
-        return cls(table=np.zeros(size, dtype=np.uint64),
-                   touched=np.zeros(size * 3 // 4 + 1, dtype=np.int64),
-                   moves=np.zeros((depth, MAX_MOVES), dtype=np.int64),
-                   counts=np.zeros((depth, 2), dtype=np.int64),
-                   max_table=1 << max_table_bits)
+        ws = cls(table=np.zeros(size, dtype=np.uint64),
+                 touched=np.zeros(size * 3 // 4 + 1, dtype=np.int64),
+                 moves=np.zeros((depth, MAX_MOVES), dtype=np.int64),
+                 counts=np.zeros((depth, 2), dtype=np.int64),
+                 max_table=1 << max_table_bits)
+        # Load the compiled kernel now (a one-state search), so that a search's reported time
+        # is the search and not the loading of the numba cache.
+        _decide(np.arange(52, dtype=np.int64), START, *rule_args(rules), 1, *ws.args(),
+                np.zeros(depth, dtype=np.int64))
+        return ws
 
     def args(self) -> tuple:
         return self.max_table, self.table, self.touched, self.moves, self.counts
