@@ -97,6 +97,8 @@ def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
     """Check the settings of a run. Raises ``ValueError`` with a message for the user."""
     if not isinstance(source, (SeedSource, LineSource)):
         raise ValueError("source must be a SeedSource or a LineSource")
+    if isinstance(source, LineSource) and source.path != "-" and not os.path.isfile(source.path):
+        raise ValueError(f"cannot read the deal file {source.path}: no such file")
     fmt = output_format(out, fmt)
     if fmt == "parquet":
         require_pyarrow()
@@ -236,7 +238,7 @@ def _run_dask(tasks: Iterable[ChunkTask], scheduler: str) -> Iterator[ChunkResul
         raise ValueError("--scheduler needs dask.distributed, which is not installed "
                          "(pip install 'pyramid[cluster]')") from None
     try:
-        client = Client(scheduler, timeout="20s", set_as_default=False)
+        client = Client(scheduler, set_as_default=False)  # timeout: distributed.comm.timeouts
     except (OSError, TimeoutError, ValueError) as e:
         raise ValueError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
     run = uuid.uuid4().hex[:8]
@@ -244,7 +246,7 @@ def _run_dask(tasks: Iterable[ChunkTask], scheduler: str) -> Iterator[ChunkResul
     try:
         window = 2 * max(1, sum(client.nthreads().values()))
         tasks = iter(tasks)
-        pending = as_completed()
+        pending = as_completed(loop=client.loop)
 
         def submit() -> bool:
             t = next(tasks, None)

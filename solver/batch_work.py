@@ -116,20 +116,34 @@ class ChunkResult:
 _local = threading.local()
 
 
+def _per_thread(key, make):
+    cache = getattr(_local, "workspaces", None)
+    if cache is None:
+        cache = _local.workspaces = {}
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
 def workspace_for(rules: Rules) -> Workspace:
     """This thread's search workspace for ``rules``, created once and reused for every chunk.
 
     Per thread, not per process: Dask runs several tasks in threads of one worker process, and a
     workspace must never be shared by two searches at once.
     """
-    cache = getattr(_local, "workspaces", None)
-    if cache is None:
-        cache = _local.workspaces = {}
-    ws = cache.get(rules)
-    if ws is None:
-        ws = cache[rules] = Workspace.create(rules)
+    def make() -> Workspace:
+        ws = Workspace.create(rules)
         _warm_up(rules, ws)
-    return ws
+        return ws
+
+    return _per_thread(rules, make)
+
+
+def optimal_workspace():
+    """This thread's minimum-move search arrays (``solver.optimal.OptimalWorkspace``)."""
+    from solver.optimal import OptimalWorkspace
+
+    return _per_thread("optimal", OptimalWorkspace.create)
 
 
 def _warm_up(rules: Rules, ws: Workspace) -> None:
@@ -168,10 +182,10 @@ def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace
     return outcome, states, ns
 
 
-def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | None,
-             ws: Workspace):
+def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | None):
     from solver.optimal import solve_optimal
 
+    ws = optimal_workspace()
     n = len(deals)
     outcome = np.zeros(n, dtype=np.int8)
     moves = np.full(n, NO_MOVES, dtype=np.int16)
@@ -196,10 +210,10 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
         deals = deals_from_seeds(ids)
     else:
         ids, deals = _parse_lines(task.lines)
-    ws = workspace_for(task.rules)
     if task.optimal:
-        outcome, moves, states, ns = _optimal(deals, task.rules, task.max_states, task.timeout, ws)
+        outcome, moves, states, ns = _optimal(deals, task.rules, task.max_states, task.timeout)
     else:
+        ws = workspace_for(task.rules)
         outcome, states, ns = _winnability(deals, task.rules, task.max_states, ws)
         moves = np.full(len(ids), NO_MOVES, dtype=np.int16)
     return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns)
