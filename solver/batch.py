@@ -34,10 +34,11 @@ from typing import Iterable, Iterator
 
 from tqdm import tqdm
 
-from solver.batch_io import (LineSource, SeedSource, assemble, deal_texts, output_format,
-                             require_pyarrow, write_part, write_text_atomic)
+from solver.batch_io import (LineSource, SeedSource, assemble, output_format, require_pyarrow,
+                             write_part, write_text_atomic)
 from solver.batch_summary import Summary
 from solver.batch_work import ChunkResult, ChunkTask, optimal_available, solve_chunk
+from solver.deals import DealError, format_deal
 from solver.rules import Rules
 from solver.simulate import check_jobs
 
@@ -161,15 +162,7 @@ def _save_chunk(plan: BatchPlan, r: ChunkResult, digest: str) -> dict:
     id_column = plan.source.id_column
     write_part(plan.part(r.index, plan.fmt), r, plan.fmt, id_column)
     s = Summary(id_column)
-    texts = None
-
-    def deal_text(i: int) -> str:
-        nonlocal texts
-        if texts is None:
-            texts = deal_texts(r.deals)
-        return texts[i]
-
-    s.add(r.ids, deal_text, r.outcome, r.moves, r.states, r.ns / 1e6)
+    s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / 1e6)
     rec = {"index": r.index, "rows": len(r), "digest": digest, "summary": s.state()}
     write_text_atomic(plan.part(r.index, "json"), json.dumps(rec))
     return rec
@@ -330,8 +323,6 @@ def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
         bar.close()
         if not done:  # nothing to keep: do not leave a run behind that asks for --resume
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
-        from solver.deals import DealError
-
         if isinstance(e, DealError) and isinstance(plan.source, LineSource):
             raise ValueError(f"{plan.source.name()} {e}") from None
         raise

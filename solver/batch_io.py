@@ -38,8 +38,9 @@ COLUMNS = ("deal", "winnable", "moves", "states", "ms", "outcome")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
 _CARD_TEXT = np.array([[ord(ch) for ch in format_card(c)] for c in range(DECK_CARDS)],
-                      dtype=np.uint8)
-"""``_CARD_TEXT[c]``: the two characters of card ``c`` (every Pyramid card is 2 characters)."""
+                      dtype=np.uint8).view(np.uint16).ravel()
+"""``_CARD_TEXT[c]``: the two characters of card ``c`` as one uint16 (every Pyramid card is 2
+characters)."""
 _DEAL_CHARS = 3 * DECK_CARDS - 1
 
 
@@ -174,7 +175,7 @@ def deal_texts(deals: np.ndarray) -> list[str]:
     """The deal text of each row of an ``(n, 52)`` array of card ids (vectorised)."""
     n = len(deals)
     buf = np.full((n, DECK_CARDS, 3), ord(" "), dtype=np.uint8)
-    buf[:, :, :2] = _CARD_TEXT[deals]
+    buf[:, :, :2] = _CARD_TEXT.take(deals.astype(np.intp)).view(np.uint8).reshape(n, DECK_CARDS, 2)
     flat = buf.reshape(n, 3 * DECK_CARDS)[:, :_DEAL_CHARS].tobytes().decode("ascii")
     return [flat[i * _DEAL_CHARS:(i + 1) * _DEAL_CHARS] for i in range(n)]
 
