@@ -36,8 +36,10 @@ DEFAULT_WINNABILITY_STATES = 3_000_000
 every deal far below it); if it runs out, A* goes on without its upper bound."""
 SLICE = 20_000
 """Expansions per kernel call between clock checks."""
-MAX_F = 4096
+MAX_F = 2048
 """Number of f-buckets; a line longer than this is never needed (G stays below 2**15 too)."""
+H_BUCKETS = 64
+"""Bound values with a list of their own in each f-bucket (tie-breaking only)."""
 _INITIAL = 1 << 14
 _NO_BOUND = 1 << 40
 
@@ -64,7 +66,7 @@ class OptimalWorkspace:
                    index=np.full(slots, -1, dtype=np.int32),
                    e_node=np.zeros(capacity, dtype=np.int32),
                    e_next=np.zeros(capacity, dtype=np.int32),
-                   head=np.full(MAX_F, -1, dtype=np.int32))
+                   head=np.full((MAX_F, H_BUCKETS), -1, dtype=np.int32))
 
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.keys, self.parent, self.gs, self.index, self.e_node,

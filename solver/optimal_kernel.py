@@ -3,7 +3,9 @@
 The search is A* over the concrete packed positions of ``solver.state`` (bit 63 included, so the
 partial-order reduction of ``gen_concrete`` applies), with
 
-* a *bucket queue*: one LIFO list per f-value (``head[f]``), its entries in two int32 arrays
+* a *bucket queue*: one LIFO list per f-value and bound value (``head[f, h]``; among the positions
+  of the lowest f the one with the lowest h, i.e. the most moves made, comes first, which reaches
+  the goal layer soonest; h above ``H_BUCKETS - 1`` shares the last list), its entries in two int32 arrays
   (``e_node``, ``e_next``) with a free list, so memory follows the open list, not the pushes;
 * a *node store*: ``keys`` (uint64 packed position), ``parent`` (int32 node id of the parent) and
   ``gs`` (uint16 moves from the start, bit 15 = expanded), indexed by insertion order, and an
@@ -26,7 +28,7 @@ from solver.cards import RANK_OF
 from solver.layout import ABOVE, BELOW, DIRECT, PYRAMID_CARDS
 from solver.rng import mix64
 from solver.search import _dead, _dead_after
-from solver.state import (AFTER_DRAW, DRAW, KING, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
+from solver.state import (AFTER_DRAW, DRAW, KING, highest_bit_below, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
                           REC_MASK, STOCK_MASK, STOCK_SHIFT, _push_pyramid_pairs, _push_with_card,
                           _tables_kernel, apply_concrete, encode_move, gen_concrete, is_won,
                           lowest_bit_index, pointer, recycles_used, stock_top, uncovered_mask,
@@ -38,7 +40,7 @@ G_MASK = 0x7FFF
 
 # Indices into the int64 ``regs`` array the kernel keeps its scalars in between calls.
 R_STATUS, R_F, R_NODES, R_EXPANDED, R_FREE, R_BUMP, R_NFREE, R_GOAL_PARENT, R_GOAL_MOVE, \
-    R_GOAL_LEN, R_UB, R_STARTED, R_INCOMPLETE, R_H0 = range(14)
+    R_GOAL_LEN, R_UB, R_STARTED, R_INCOMPLETE, R_H0, R_HMIN = range(15)
 N_REGS = 16
 
 # Status codes returned by ``astar_run``.
@@ -159,33 +161,47 @@ def _class_subset(pyr, cpos, c):
 
 
 @njit(cache=True)
-def _depth_of(region, cards, need):
-    """Cards of ``region`` (stock bits) down to and including the ``need``-th one of ``cards``
-    (all of ``region`` when it holds fewer)."""
+def _target_of(region, cards, need):
+    """Stock bits of ``region`` down to and including the ``need``-th one of ``cards`` (all of
+    ``region`` when it holds fewer)."""
     y = region & cards
     for _ in range(need - 1):
         if y == _ZERO:
             break
         y &= y - _ONE
     if y == _ZERO:
-        return popcount(region)
+        return region
     i = np.uint64(lowest_bit_index(y))
-    return popcount(region & ((_ONE << (i + _ONE)) - _ONE))
+    return region & ((_ONE << (i + _ONE)) - _ONE)
 
 
 @njit(cache=True)
-def bound(state, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all):
+def _unpairable(above, pyr, vmask, sval, skings):
+    """Stock cards in ``above`` that no pyramid card still there can pair with (and kings)."""
+    n = popcount(above & skings)
+    for u in range(1, 13):
+        a = popcount(above & sval[u])
+        if a:
+            n += max(0, a - popcount(pyr & vmask[13 - u]))
+    return n
+
+
+@njit(cache=True)
+def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``.
 
     Pyramid part: every pyramid king costs a move, and a class {v, 13-v} needs ``cmoves`` moves
     at least (see ``class_tables``: the pyramid cards that cannot all be paired among themselves
     each need a move with a stock or waste card). Goal "all" also counts, per class, the larger
     number of cards in play of the two values (each pair removes one of each) and every king in
-    play. Draw part (only when the stock top is hidden, ``draw_term``): a card still in the stock
+    play. Draw part: a card still in the stock
     can only be used after every in-play stock card above it has been drawn, one draw each; so
     goal "all" needs a draw per stock card, and goal "pyramid" needs, for each value u, as many
     draws as it takes to reach the k-th u card of the stock, where k is the number of u cards
-    needed (``cneed``) beyond those already in the waste (counted as free).
+    needed (``cneed``) beyond those already in the waste (counted as free). When the stock top is
+    available (not ``draw_term``) the cards above such a card may also leave as the stock top in a
+    pair or as a king, which the last line of the code accounts for (half of them at least cost a
+    move of their own); goal "all" then has no draw part.
 
     Consistent: a pair changes one class by at most one move and never lowers the draw part (a
     waste card used lowers the need by as much as the waste's supply); a draw lowers the draw
@@ -202,7 +218,8 @@ def bound(state, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all)
         h += popcount(stock & skings)
         if draw_term:
             h += popcount(region)
-    depth = 0
+    target = _ZERO  # the stock bits down to the deepest card that must be used
+    need_all = 0
     for c in range(6):
         x = _class_subset(pyr, cpos, c)
         moves = cmoves[c, x]
@@ -212,13 +229,29 @@ def bound(state, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all)
             tw = popcount(pyr & _values_mask(cpos, c, 4, x)) + popcount(stock & sval[13 - v])
             moves = max(moves, max(tv, tw))
         h += moves
-        if draw_term and not goal_all:
+        if not goal_all:
             for side in range(2):
                 u = 12 - c if side == 0 else c + 1
+                need_all += cneed[c, x, side]
                 need = cneed[c, x, side] - popcount(waste & sval[u])
                 if need > 0:
-                    depth = max(depth, _depth_of(region, sval[u], need))
-    return h + depth
+                    t = _target_of(region, sval[u], need)
+                    if t > target:
+                        target = t
+    if goal_all:
+        return h
+    depth = popcount(target)
+    if draw_term:
+        return h + depth
+    # stock top available: the depth - 1 cards above the deepest target leave the stock by draws
+    # or as the stock top in a move; only pairs with pyramid cards are counted above, and a line
+    # that uses e more of those than the ``need_all`` least needs also spends e more moves on
+    # the pyramid (two such pairs per extra move), so at least half the rest costs a move; and
+    # each card above that no pyramid card can pair with (or a king) costs a move of its own
+    if depth == 0:
+        return h
+    above = target & ~(_ONE << np.uint64(highest_bit_below(target, 63)))
+    return h + max(max(0, depth - need_all) // 2, _unpairable(above, pyr, vmask, sval, skings))
 
 
 @njit(cache=True)
@@ -319,7 +352,7 @@ def rehash(index, keys, n_nodes):
 
 
 @njit(cache=True)
-def _push(head, e_node, e_next, regs, f, node):
+def _push(head, e_node, e_next, regs, f, h, node):
     if regs[R_FREE] >= 0:
         e = regs[R_FREE]
         regs[R_FREE] = e_next[e]
@@ -327,9 +360,12 @@ def _push(head, e_node, e_next, regs, f, node):
     else:
         e = regs[R_BUMP]
         regs[R_BUMP] += 1
+    h = min(h, head.shape[1] - 1)
     e_node[e] = node
-    e_next[e] = head[f]
-    head[f] = e
+    e_next[e] = head[f, h]
+    head[f, h] = e
+    if f == regs[R_F] and h < regs[R_HMIN]:
+        regs[R_HMIN] = h
 
 
 @njit(cache=True)
@@ -341,12 +377,13 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
     ``regs[R_GOAL_MOVE]`` from node ``regs[R_GOAL_PARENT]`` in ``regs[R_GOAL_LEN]`` moves."""
     val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
     draw_term = not stock_top_on
-    nh = len(head)
+    nh = head.shape[0]
+    hb = head.shape[1]
     if regs[R_STARTED] == 0:
         regs[R_STARTED] = 1
         if recycles < 0:
             start &= ~REC_MASK
-        h0 = bound(start, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all)
+        h0 = bound(start, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all)
         regs[R_H0] = h0
         regs[R_F] = h0
         if is_won(start, goal_all):
@@ -364,7 +401,8 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
         if h0 >= nh:
             regs[R_INCOMPLETE] = 1
             return EXHAUSTED
-        _push(head, e_node, e_next, regs, h0, 0)
+        regs[R_HMIN] = 0
+        _push(head, e_node, e_next, regs, h0, h0, 0)
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     done = 0
     while True:
@@ -379,15 +417,22 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
         if regs[R_BUMP] + max(0, MAX_MOVES - regs[R_NFREE]) > len(e_node):
             return GROW_ENTRIES
         f = regs[R_F]
-        while f < nh and head[f] < 0:
+        hm = regs[R_HMIN]
+        while f < nh:
+            while hm < hb and head[f, hm] < 0:
+                hm += 1
+            if hm < hb:
+                break
             f += 1
+            hm = 0
         if regs[R_GOAL_LEN] > 0 and f >= regs[R_GOAL_LEN]:
             return WON  # no open position can lead to a shorter win than the one found
         if f >= nh:
             return EXHAUSTED
         regs[R_F] = f
-        e = head[f]
-        head[f] = e_next[e]
+        regs[R_HMIN] = hm
+        e = head[f, hm]
+        head[f, hm] = e_next[e]
         e_next[e] = regs[R_FREE]
         regs[R_FREE] = e
         regs[R_NFREE] += 1
@@ -424,7 +469,7 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
                 gj = np.int64(gs[j])
                 if gj & CLOSED or gj <= g1:
                     continue
-            hj = bound(child, cpos, cmoves, cneed, sval, pkings, skings, draw_term, goal_all)
+            hj = bound(child, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all)
             f1 = g1 + hj
             if f1 > regs[R_UB]:
                 continue
@@ -438,7 +483,7 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
                 regs[R_NODES] += 1
             parent[j] = i
             gs[j] = g1
-            _push(head, e_node, e_next, regs, f1, j)
+            _push(head, e_node, e_next, regs, f1, hj, j)
         if regs[R_GOAL_LEN] == g1 and g1 <= f:
             return WON
 
@@ -479,4 +524,4 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
 def start_bound(deal, cpos, cmoves, cneed, start, stock_top_on, goal_all):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
-    return bound(start, cpos, cmoves, cneed, sval, pkings, skings, not stock_top_on, goal_all)
+    return bound(start, cpos, cmoves, cneed, vmask, sval, pkings, skings, not stock_top_on, goal_all)
