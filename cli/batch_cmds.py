@@ -94,7 +94,7 @@ def batch(seeds, deal_file, rules, optimal, max_states, timeout, out, fmt, jobs,
               help="Draw the histogram of minimum moves and the win rate (needs matplotlib).")
 @json_option
 def stats(file, fmt, plot, as_json) -> None:
-    """Summarise a results file of ``pyramid batch`` (CSV or Parquet)."""
+    """Summarise a results file of pyramid batch (CSV or Parquet): outcomes, win rate, moves."""
     with input_errors():
         if plot is not None:
             from solver.batch_plot import require_matplotlib

@@ -295,6 +295,8 @@ def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
     digests: dict[int, str] = {}
     seen = [0]
     tasks = _tasks(plan, done, digests, seen)
+    if total is not None:  # no more processes than chunks left to score
+        jobs = max(1, min(jobs, -(-(total - already) // plan.chunk)))
     if scheduler:
         results = _run_dask(tasks, scheduler)
         where = f"Dask cluster {scheduler}"

@@ -1,0 +1,211 @@
+"""Batch scoring benchmark, written to the ``## Batch scoring`` section of RESULTS.md.
+
+    python benchmarks/bench_batch.py [--deals 1000000] [--timing-deals 50000]
+                                     [--optimal-deals 10000] [--jobs 0]
+
+After a warm-up run that loads or compiles every kernel (compilation excluded):
+
+1. How to time each deal (one process, seeds 0..timing-deals-1): the untimed batch kernel
+   (``_decide_batch``), the in-kernel clock (``_decide_timed``: libc ``clock_gettime`` called from
+   nopython code), and ``time.perf_counter_ns`` in Python around a per-deal ``_decide`` call.
+2. The whole command ``pyramid batch --seeds 0:DEALS -q`` (winnability, default rules, all cores)
+   as a subprocess: wall time against the 60 s target, and the resident memory of the run (the
+   main process and its workers together, sampled every 0.2 s) at each tenth of the run and at
+   its peak, to show it stays flat while streaming.
+3. ``pyramid batch --seeds 0:OPTIMAL_DEALS --optimal``: minimum-move throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import machine, now_utc, write_section  # noqa: E402
+from solver.batch_work import _decide_timed, optimal_available, workspace_for  # noqa: E402
+from solver.deals import deals_from_seeds  # noqa: E402
+from solver.rules import Rules  # noqa: E402
+from solver.search import START, _decide, _decide_batch, rule_args  # noqa: E402
+
+TITLE = "## Batch scoring"
+TARGET_SECONDS = 60
+TARGET_DEALS = 1_000_000
+CPU_SECONDS: dict[str, float] = {}
+"""CPU seconds (user + system, the run and its workers) of each ``run_cli`` call."""
+
+
+def timing_methods(n: int) -> dict[str, float]:
+    """Deals per second on one core for the three ways of running (and timing) the search."""
+    rules = Rules()
+    ws = workspace_for(rules)
+    deals = deals_from_seeds(np.arange(n))
+    args = rule_args(rules)
+    outcome = np.zeros(n, np.int8)
+    states = np.zeros(n, np.int64)
+    ns = np.zeros(n, np.int64)
+    small = slice(0, 100)
+    _decide_batch(deals[small], *args, 0, *ws.args(), outcome[small], states[small])
+    _decide_timed(deals[small], *args, 0, *ws.args(), outcome[small], states[small], ns[small])
+    rates = {}
+    t0 = time.perf_counter()
+    _decide_batch(deals, *args, 0, *ws.args(), outcome, states)
+    rates["untimed batch kernel (_decide_batch)"] = n / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    _decide_timed(deals, *args, 0, *ws.args(), outcome, states, ns)
+    rates["clock_gettime inside the kernel (_decide_timed, used)"] = n / (time.perf_counter() - t0)
+    path = np.empty(len(ws.counts), dtype=np.int64)
+    t0 = time.perf_counter()
+    for k in range(n):
+        a = time.perf_counter_ns()
+        _decide(deals[k], START, *args, 0, *ws.args(), path)
+        ns[k] = time.perf_counter_ns() - a
+    rates["perf_counter_ns in Python around a per-deal _decide call"] = n / (time.perf_counter() - t0)
+    return rates
+
+
+def _tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and all its descendants (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    page = os.sysconf("SC_PAGE_SIZE")
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{d}/statm") as f:
+                rss[int(d)] = int(f.read().split()[1]) * page
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(d))
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        total += rss.get(p, 0)
+        todo.extend(children.get(p, []))
+    return total
+
+
+def run_cli(args: list[str], sample: bool = False) -> tuple[float, list[tuple[float, int]], str]:
+    """Run ``pyramid ARGS``; wall seconds, (seconds, tree RSS) samples, stdout."""
+    cmd = [sys.executable, "-c", "from cli.main import main; main()", *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    samples = []
+    while proc.poll() is None:
+        if sample:
+            samples.append((time.perf_counter() - t0, _tree_rss(proc.pid)))
+        time.sleep(0.2)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU_SECONDS[" ".join(args)] = (after.ru_utime + after.ru_stime
+                                   - before.ru_utime - before.ru_stime)
+    out = proc.stdout.read()
+    if proc.returncode != 0:
+        raise SystemExit(f"pyramid {' '.join(args)} failed with exit code {proc.returncode}")
+    return wall, samples, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=1_000_000)
+    ap.add_argument("--timing-deals", type=int, default=50_000)
+    ap.add_argument("--optimal-deals", type=int, default=10_000)
+    ap.add_argument("--jobs", type=int, default=0, help="0 = all cores")
+    a = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run_cli(["batch", "--seeds", "0:2000", "-q", "-o", f"{tmp}/warm.csv"])  # load the kernels
+        rates = timing_methods(a.timing_deals)
+        for k, v in rates.items():
+            print(f"{k}: {v:,.0f} deals/s", flush=True)
+
+        out = f"{tmp}/big.csv"
+        big = ["batch", "--seeds", f"0:{a.deals}", "-q", "-j", str(a.jobs), "-o", out, "--json"]
+        wall, samples, text = run_cli(big, sample=True)
+        cpu = CPU_SECONDS[" ".join(big)]
+        size = os.path.getsize(out)
+        print(f"{a.deals} deals: {wall:.1f} s wall", flush=True)
+        peak = max(r for _, r in samples)
+        tenths = [samples[min(len(samples) - 1, int(len(samples) * q / 10))][1]
+                  for q in range(1, 10)]
+
+        opt = None
+        if optimal_available() and a.optimal_deals > 0:
+            run_cli(["batch", "--seeds", "0:20", "--optimal", "-q", "-o", f"{tmp}/warm2.csv"])
+            owall, _, otext = run_cli(["batch", "--seeds", f"0:{a.optimal_deals}", "--optimal",
+                                       "-q", "-j", str(a.jobs), "-o", f"{tmp}/opt.csv", "--json"])
+            import json
+
+            d = json.loads(otext)
+            opt = (owall, d)
+            print(f"optimal {a.optimal_deals} deals: {owall:.1f} s wall", flush=True)
+
+    import json
+
+    summary = json.loads(text)
+    jobs = a.jobs or len(os.sched_getaffinity(0))
+    base = rates["untimed batch kernel (_decide_batch)"]
+    lines = [
+        "Command: `python benchmarks/bench_batch.py "
+        f"--deals {a.deals} --timing-deals {a.timing_deals} --optimal-deals {a.optimal_deals}`",
+        f"Machine: {machine()}; {now_utc()}.",
+        "",
+        f"Timing each deal (one process, seeds 0..{a.timing_deals - 1}, default rules):",
+        "",
+        "| how | deals/s | vs untimed |",
+        "| --- | ---: | ---: |",
+    ]
+    for k, v in rates.items():
+        lines.append(f"| {k} | {v:,.0f} | {v / base - 1:+.1%} |")
+    lines += [
+        "",
+        f"Whole command `pyramid batch --seeds 0:{a.deals} -q` ({jobs} processes, winnability, "
+        "default rules, CSV):",
+        "",
+        f"- wall time {wall:.1f} s ({a.deals / wall:,.0f} deals/s); target {TARGET_SECONDS} s "
+        f"for 1,000,000 deals: " + (f"**{'met' if wall <= TARGET_SECONDS else 'NOT met'}**"
+                                    if a.deals == TARGET_DEALS else "not measured at that size")
+        +
+        " (includes start-up, loading the cached kernels in each worker, writing the chunks and "
+        "joining them into the final file)",
+        f"- CPU time of the run (main process + workers, user + system) {cpu:.1f} s, i.e. "
+        f"{a.deals / cpu:,.0f} deals per CPU-second: on {jobs} otherwise idle cores the run would "
+        f"take about {cpu / jobs:.0f} s (an estimate: the wall time above is what was measured)",
+        f"- win rate {summary['win_rate']['p']:.4f} [{summary['win_rate']['lo']:.4f}, "
+        f"{summary['win_rate']['hi']:.4f}]; mean search time per deal "
+        f"{summary['ms']['mean']:.3f} ms; file {size / 1e6:.0f} MB",
+        f"- resident memory of the run (main process + workers): peak {peak / 2**20:.0f} MiB; "
+        "at each tenth of the run " + ", ".join(f"{r / 2**20:.0f}" for r in tenths) + " MiB "
+        "(flat: one chunk at a time is in memory, the rows go to disk as each chunk completes)",
+    ]
+    if opt is not None:
+        owall, d = opt
+        lines += [
+            "",
+            f"Minimum moves, `pyramid batch --seeds 0:{a.optimal_deals} --optimal -q` "
+            f"({jobs} processes): {owall:.1f} s wall, {a.optimal_deals / owall:.2f} deals/s; "
+            f"{d['outcomes']['won']} won (mean {d['moves']['mean']:.2f} moves, median "
+            f"{d['moves']['median']:g}), {d['outcomes']['lost']} lost, "
+            f"{d['outcomes']['unknown']} unknown; mean {d['ms']['mean']:.1f} ms per deal, "
+            f"slowest {d['slowest'][0]['ms']:.0f} ms (seed {d['slowest'][0]['seed']}).",
+        ]
+    else:
+        lines += ["", "Minimum moves: solver/optimal.py not available, not measured."]
+    write_section(TITLE, "\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
