@@ -25,6 +25,20 @@ from numba import njit
 
 from solver.cards import ACE, NATURAL_CARDS, QUEEN, RANKS_PER_SUIT, SPADES, SUITS, make_card
 
+# Explicit signatures: compiled once each (at import, or from the cache). Without them numba
+# compiles a separate copy for every combination of literal arguments at the call sites (the
+# enumerators were compiled eight times over), which made the first run slow.
+_RUN_KIND_SIG = "int64(int64, int64)"
+_CAN_END_SIG = "boolean(int64[::1], int64, int64, int64)"
+_NEXT_SUBSET_SIG = "int64(int64)"
+_SUIT_RUNS_SIG = "int64(int64[::1], int64, int64, int64[::1], int64, int64[::1], int64, int64[:])"
+_RANK_SETS_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64, int64[::1], int64, int64[:], "
+                  "int64[:])")
+_HAND_MELDS_SIG = "int64(int64[::1], int64, int64[::1], int64, int64[::1])"
+_PUT_SIG = "int64(int64, int64, int64[::1], int64, int64, int64)"
+_LAYOFFS_SIG = "int64(int64[::1], int64[:, ::1], int64, int64[::1], int64, int64[::1])"
+_SWAPS_SIG = "int64(int64[::1], int64[:, ::1], int64, int64[::1], int64, int64[::1])"
+
 KIND_JOKER = NATURAL_CARDS
 """Kind 52: any joker."""
 N_KINDS = NATURAL_CARDS + 1
@@ -95,13 +109,13 @@ POINTS = _build_points()
 """``POINTS[kind]``: 2..9 = 5, 10/J/Q/K = 10, A = 20, joker = 25, queen of spades = 100."""
 
 
-@njit(cache=True)
+@njit(_RUN_KIND_SIG, cache=True)
 def run_kind(suit, pos):
     """The kind at run position ``pos`` (1..14) of ``suit``: position 14 is the ace."""
     return suit * RANKS_PER_SUIT + (0 if pos == ACE_HIGH else pos - 1)
 
 
-@njit(cache=True)
+@njit(_CAN_END_SIG, cache=True)
 def _can_end(ctx, n_laid, queens_laid, points):
     """True if, after laying ``n_laid`` pool cards (``queens_laid`` of them queens of spades, worth
     ``points``), the player can still end the turn legally (see the module docstring)."""
@@ -123,7 +137,7 @@ def _can_end(ctx, n_laid, queens_laid, points):
     return h == 1 and not flags & FLAG_QUEEN_KEPT
 
 
-@njit(cache=True)
+@njit(_NEXT_SUBSET_SIG, cache=True)
 def _next_subset(sub):
     """Gosper's hack: the next larger integer with the same number of set bits."""
     c = sub & -sub
@@ -131,7 +145,7 @@ def _next_subset(sub):
     return (((r ^ sub) >> 2) // c) | r
 
 
-@njit(cache=True)
+@njit(_SUIT_RUNS_SIG, cache=True)
 def _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt):
     """Runs of ``suit`` (all windows, all joker placements); see ``_hand_melds``."""
     jokers = cnt[KIND_JOKER]
@@ -205,7 +219,7 @@ def _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt):
     return idx
 
 
-@njit(cache=True)
+@njit(_RANK_SETS_SIG, cache=True)
 def _rank_sets(cnt, rank, must, ctx, target, spec, idx, avail, take):
     """Sets of ``rank``: every multiset of its naturals (duplicates allowed) with 0.. jokers."""
     jokers = cnt[KIND_JOKER]
@@ -253,7 +267,7 @@ def _rank_sets(cnt, rank, must, ctx, target, spec, idx, avail, take):
     return idx
 
 
-@njit(cache=True)
+@njit(_HAND_MELDS_SIG, cache=True)
 def _hand_melds(cnt, must, ctx, target, spec):
     """Every distinct meld the pool ``cnt`` (53 kind counts) can lay: runs then sets.
 
@@ -294,7 +308,7 @@ MAX_MELDS = 40
 """108 cards make at most 36 melds of three."""
 
 
-@njit(cache=True)
+@njit(_PUT_SIG, cache=True)
 def _put(target, idx, out, a, b, c):
     if idx == target:
         out[0] = a
@@ -303,7 +317,7 @@ def _put(target, idx, out, a, b, c):
     return idx + 1
 
 
-@njit(cache=True)
+@njit(_LAYOFFS_SIG, cache=True)
 def _layoffs(cnt, melds, n_melds, ctx, target, out):
     """Every lay-off of one hand card onto a table meld: ``out = (meld, kind, run position or 0)``.
 
@@ -346,7 +360,7 @@ def _layoffs(cnt, melds, n_melds, ctx, target, out):
     return idx
 
 
-@njit(cache=True)
+@njit(_SWAPS_SIG, cache=True)
 def _swaps(cnt, melds, n_melds, ctx, target, out):
     """Variant 2, every joker exchange: ``out = (meld, natural kind, slot of the joker)``.
 

@@ -31,6 +31,13 @@ from solver.duizenden_melds import (
     _layoffs, _swaps, run_kind)
 from solver.rng import below, new_state, shuffle, stream_seed
 
+# Explicit signatures for the helpers called with many literal arguments (see duizenden_melds).
+_KIND_SIG = "int64(int64)"
+_HAND_CARD_SIG = "int64(int64[::1], int64, int64, int64)"
+_LOG_SIG = "int64(int64[:, ::1], int64[::1], int64, int64, int64, int64, int64)"
+_LAY_MELD_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64[:, ::1], int64[::1], "
+                 "int64[::1], int64[:, ::1], int64[::1])")
+
 HAND_CARDS = 13
 MAX_PLAYERS = 6
 LOC_STOCK, LOC_POT, LOC_OPEN, LOC_TABLE = 6, 7, 8, 9
@@ -80,13 +87,13 @@ def new_work(log_rows: int = 0) -> tuple:
             np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64))  # log
 
 
-@njit(cache=True)
+@njit(_KIND_SIG, cache=True)
 def _kind(card):
     b = card % CARDS_PER_DECK
     return KIND_JOKER if b >= NATURAL_CARDS else b
 
 
-@njit(cache=True)
+@njit(_HAND_CARD_SIG, cache=True)
 def _hand_card(loc, seat, kind, prefer):
     """A physical card of ``kind`` in ``seat``'s hand (``prefer`` first if it qualifies)."""
     if prefer >= 0 and loc[prefer] == seat and _kind(prefer) == kind:
@@ -117,7 +124,7 @@ def _off_hand(card, seat, cnt, hsize):
     hsize[seat] -= 1
 
 
-@njit(cache=True)
+@njit(_LOG_SIG, cache=True)
 def _log(log, sc, event, seat, a, b, c):
     """Append an event row (when logging); returns its row or -1."""
     if sc[SC_LOG_ON] == 0 or sc[SC_LOG_N] >= log.shape[0]:
@@ -168,7 +175,7 @@ def _lay_from_hand(seat, kind, prefer, m, pos, loc, cnt, hsize, owner, melds):
     _place(card, seat, m, pos, loc, owner, melds)
 
 
-@njit(cache=True)
+@njit(_LAY_MELD_SIG, cache=True)
 def _lay_meld(spec, seat, prefer, loc, cnt, hsize, owner, melds, sc):
     """Lay the meld ``spec`` from ``seat``'s hand as a new table meld; returns its index."""
     m = sc[SC_MELDS]
