@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
-MAX_RECYCLES = 60
-"""Largest finite recycle limit (the packed state keeps the recycles used in 6 bits)."""
+MAX_RECYCLES = 30
+"""Largest finite recycle limit (the packed state keeps the recycles used in bits 57..61)."""
 GOALS = ("pyramid", "all")
 
 

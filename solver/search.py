@@ -3,7 +3,8 @@
 ``solve_winnable(deal, rules)`` decides a deal exactly under any rule variant and returns a winning
 move list (not necessarily the shortest) when there is one. With unlimited recycles it searches the
 free-stock abstraction of ``solver.state`` (then converts the abstract win back into real draws and
-recycles); with limited recycles it searches the concrete positions.
+recycles); with limited recycles it searches the concrete positions, with the free-stock search
+as an oracle.
 
 Pruning, all exact:
 
@@ -13,8 +14,12 @@ Pruning, all exact:
   still in play may yet come to the top), or with goal "all" a stock card with no partner left.
   Partners only ever disappear, so after the full check at the start only the two classes of
   values a pair touches need checking again;
-* positions proven lost are remembered in an open-addressing hash table of packed positions.
-  When the table fills up the search goes on without storing more: slower, still exact.
+* with limited recycles the free-stock search is an oracle: a position that loses even with
+  unlimited recycles is lost, so every position is looked up there before it is expanded (its
+  answer searched for once and remembered); this also settles most lost deals at the root;
+* positions proven lost are remembered in an open-addressing hash table of packed positions
+  (free-stock answers in the same table, tagged). When the table fills up the search goes on
+  without storing more: slower, still exact.
 """
 
 from __future__ import annotations
@@ -50,6 +55,19 @@ DEFAULT_MAX_TABLE_BITS = 26
 DEFAULT_MAX_STATES = 0
 """0 = no limit on positions expanded."""
 
+FREE_TAG = np.uint64(1 << 62)
+"""Marks a free-stock position in the shared table (concrete keys never use bit 62)."""
+WON_TAG = np.uint64(1 << 63)
+"""With ``FREE_TAG``: a free-stock position known to be won (cached answers of the oracle)."""
+ORACLE_TRIAL = 1000
+"""The free-stock oracle is asked about the first 1000 positions of a limited-recycles search..."""
+ORACLE_MIN_SHARE = 10
+"""...and after that only while at least 1 in 10 of its answers has cut a position (on stock-top
+rules it cuts most lost lines; with the stock top hidden and few recycles it seldom does, and
+asking it would only cost time)."""
+FREE_DEPTH = PYRAMID_CARDS + STOCK_CARDS + 2
+"""Deepest free-stock line: every card removed once, plus slack."""
+
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
@@ -57,7 +75,7 @@ _ZERO = np.uint64(0)
 def max_depth(rules: Rules) -> int:
     """Longest possible line of play: every card removed, every draw of every pass, every recycle."""
     if rules.recycles is None:
-        return PYRAMID_CARDS + STOCK_CARDS + 2
+        return FREE_DEPTH
     return PYRAMID_CARDS + STOCK_CARDS + (STOCK_CARDS + 1) * (rules.recycles + 1) + 2
 
 
@@ -78,7 +96,7 @@ class Workspace:
             raise ValueError(f"need 10 <= table_bits <= max_table_bits <= 34, not "
                              f"{table_bits}, {max_table_bits}")
         size = 1 << table_bits
-        depth = max_depth(rules)
+        depth = max_depth(rules) + (FREE_DEPTH if rules.recycles is not None else 0)
         ws = cls(table=np.zeros(size, dtype=np.uint64),
                  touched=np.zeros(size * 3 // 4 + 1, dtype=np.int64),
                  moves=np.zeros((depth, MAX_MOVES), dtype=np.int64),
@@ -205,90 +223,159 @@ def _gen(state, free, val, pmates, vmask, sval, pkings, skings, recycles, overla
 
 
 @njit(cache=True)
-def _dfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
-         touched, moves, counts, path):
-    """Depth-first search of ``deal`` from the packed position ``start``.
+def _free_search(deal_tabs, start, overlap, stock_top_on, goal_all, max_states, max_table, table,
+                 touched, n, grown, moves, counts, base, path):
+    """Depth-first search of the free-stock abstraction from ``start`` (its pointer ignored).
 
-    Returns ``(outcome, path_length, states_expanded, positions_stored)``; on a win
-    ``path[:length]`` holds the moves (free-stock moves when ``recycles < 0``). The workspace
-    table is left clean.
+    Uses rows ``base..`` of ``moves``/``counts``. Positions proven lost are stored as
+    ``key | FREE_TAG``, and a won start as ``key | FREE_TAG | WON_TAG``, so the table doubles as
+    the memory of the limited-recycles search's oracle. Returns ``(outcome, path_length,
+    expanded, table, n, grown)``; on a fresh win ``path[:length]`` holds the moves (a win found in
+    the table has length -1: no moves known).
     """
-    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
-    free = recycles < 0
-    n_touched = 0
-    grown = False
-    expanded = 0
-    stack = np.empty(len(counts), dtype=np.uint64)
-    if free:
-        start &= PYR_MASK | STOCK_MASK  # the pointer means nothing with a free stock
-    stack[0] = start
-    outcome = 0
-    length = 0
+    val, pmates, reach, sval, vmask, pkings, skings = deal_tabs
+    start &= PYR_MASK | STOCK_MASK
     if is_won(start, goal_all):
-        return 1, 0, 0, 0
+        return 1, 0, 0, table, n, grown
+    if _table_has(table, start | FREE_TAG):
+        return 0, 0, 0, table, n, grown
+    if _table_has(table, start | FREE_TAG | WON_TAG):
+        return 1, -1, 0, table, n, grown
     if _dead(start, val, reach, sval, vmask, stock_top_on, goal_all):
-        return 0, 0, 0, 0
-    counts[0, 0] = _gen(start, free, val, pmates, vmask, sval, pkings, skings, recycles, overlap,
-                        stock_top_on, goal_all, moves[0])
-    counts[0, 1] = 0
+        table, n, grown = _table_add(table, touched, n, grown, start | FREE_TAG, max_table)
+        return 0, 0, 0, table, n, grown
+    stack = np.empty(FREE_DEPTH, dtype=np.uint64)
+    stack[0] = start
+    counts[base, 0] = gen_free(start, val, pmates, sval, pkings, skings, overlap, stock_top_on,
+                               goal_all, moves[base])
+    counts[base, 1] = 0
     expanded = 1
+    depth = 0
+    while depth >= 0:
+        row = base + depth
+        if counts[row, 1] < counts[row, 0]:
+            m = moves[row, counts[row, 1]]
+            counts[row, 1] += 1
+            child = apply_free(stack[depth], m)
+            if is_won(child, goal_all):
+                for d in range(depth + 1):
+                    path[d] = moves[base + d, counts[base + d, 1] - 1]
+                table, n, grown = _table_add(table, touched, n, grown,
+                                             start | FREE_TAG | WON_TAG, max_table)
+                return 1, depth + 1, expanded, table, n, grown
+            if _table_has(table, child | FREE_TAG):
+                continue
+            if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
+                table, n, grown = _table_add(table, touched, n, grown, child | FREE_TAG,
+                                             max_table)
+                continue
+            if max_states > 0 and expanded >= max_states:
+                return 2, 0, expanded, table, n, grown
+            expanded += 1
+            depth += 1
+            stack[depth] = child
+            counts[row + 1, 0] = gen_free(child, val, pmates, sval, pkings, skings, overlap,
+                                          stock_top_on, goal_all, moves[row + 1])
+            counts[row + 1, 1] = 0
+        else:
+            table, n, grown = _table_add(table, touched, n, grown, stack[depth] | FREE_TAG,
+                                         max_table)
+            depth -= 1
+    return 0, 0, expanded, table, n, grown
+
+
+@njit(cache=True)
+def _concrete_search(deal_tabs, start, recycles, overlap, stock_top_on, goal_all, max_states,
+                     max_table, table, touched, n, grown, moves, counts, free_base, path):
+    """Depth-first search of the real positions (limited recycles) from ``start``.
+
+    The free-stock search serves as an oracle: a position whose pyramid and in-play cards lose
+    even with unlimited recycles is lost, so before a position is expanded its free-stock
+    answer is looked up (and searched for once, then remembered), for as long as the oracle
+    earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). Concrete positions use rows
+    ``0..free_base-1``; the oracle the rows from ``free_base``. Returns ``(outcome, length,
+    expanded, table, n, grown)``.
+    """
+    val, pmates, reach, sval, vmask, pkings, skings = deal_tabs
+    o, _, expanded, table, n, grown = _free_search(deal_tabs, start, overlap, stock_top_on,
+                                                   goal_all, max_states, max_table, table,
+                                                   touched, n, grown, moves, counts, free_base,
+                                                   path)
+    if o != 1:
+        return o, 0, expanded, table, n, grown
+    probes = 0
+    prunes = 0
+    stack = np.empty(free_base, dtype=np.uint64)
+    stack[0] = start
+    counts[0, 0] = gen_concrete(start, val, pmates, vmask, pkings, recycles, overlap,
+                                stock_top_on, moves[0])
+    counts[0, 1] = 0
+    expanded += 1
     depth = 0
     while depth >= 0:
         if counts[depth, 1] < counts[depth, 0]:
             m = moves[depth, counts[depth, 1]]
             counts[depth, 1] += 1
-            s = stack[depth]
-            child = apply_free(s, m) if free else apply_concrete(s, m)
+            child = apply_concrete(stack[depth], m)
             if is_won(child, goal_all):
                 for d in range(depth + 1):
                     path[d] = moves[d, counts[d, 1] - 1]
-                outcome = 1
-                length = depth + 1
-                break
+                return 1, depth + 1, expanded, table, n, grown
             if _table_has(table, child):
                 continue
             if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
-                table, n_touched, grown = _table_add(table, touched, n_touched, grown, child,
-                                                     max_table)
+                table, n, grown = _table_add(table, touched, n, grown, child, max_table)
                 continue
-            if max_states > 0 and expanded >= max_states:
-                outcome = 2
-                break
+            left = max_states - expanded if max_states > 0 else 0
+            if max_states > 0 and left <= 0:
+                return 2, 0, expanded, table, n, grown
+            if probes < ORACLE_TRIAL or prunes * ORACLE_MIN_SHARE >= probes:
+                probes += 1
+                o, _, e, table, n, grown = _free_search(deal_tabs, child, overlap, stock_top_on,
+                                                        goal_all, left, max_table, table,
+                                                        touched, n, grown, moves, counts,
+                                                        free_base, path)
+                expanded += e
+                if o == 2:
+                    return 2, 0, expanded, table, n, grown
+                if o == 0:
+                    prunes += 1
+                    table, n, grown = _table_add(table, touched, n, grown, child, max_table)
+                    continue
             expanded += 1
             depth += 1
             stack[depth] = child
-            counts[depth, 0] = _gen(child, free, val, pmates, vmask, sval, pkings, skings,
-                                    recycles, overlap, stock_top_on, goal_all, moves[depth])
+            counts[depth, 0] = gen_concrete(child, val, pmates, vmask, pkings, recycles, overlap,
+                                            stock_top_on, moves[depth])
             counts[depth, 1] = 0
         else:
-            table, n_touched, grown = _table_add(table, touched, n_touched, grown, stack[depth],
-                                                 max_table)
+            table, n, grown = _table_add(table, touched, n, grown, stack[depth], max_table)
             depth -= 1
-    if not grown:
-        _table_clear(table, touched, n_touched)
-    return outcome, length, expanded, n_touched
+    return 0, 0, expanded, table, n, grown
 
 
 @njit(cache=True)
 def _decide(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
             touched, moves, counts, path):
-    """Winnability under any rules. With limited recycles the free-stock relaxation (unlimited
-    recycles, everything else equal) runs first: a deal it loses is lost under any recycle limit,
-    and it settles most lost deals far faster than the concrete search can."""
-    spent = 0
-    if recycles >= 0:
-        o, _, e, _ = _dfs(deal, start, -1, overlap, stock_top_on, goal_all, max_states, max_table, table,
-                          touched, moves, counts, path)
-        if o != 1:
-            return o, 0, e
-        spent = e
-        if max_states > 0:
-            if spent >= max_states:
-                return 2, 0, spent
-            max_states -= spent
-    o, length, e, _ = _dfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
-                           table, touched, moves, counts, path)
-    return o, length, spent + e
+    """Winnability of ``deal`` from the packed position ``start`` under any rules.
+
+    Returns ``(outcome, path_length, states_expanded)``; on a win ``path[:length]`` holds the
+    moves (free-stock moves when ``recycles < 0``, real moves otherwise). The workspace table is
+    left clean.
+    """
+    tabs = _tables_kernel(deal)
+    if recycles < 0:
+        o, length, e, t, n, grown = _free_search(tabs, start, overlap, stock_top_on, goal_all,
+                                                 max_states, max_table, table, touched, 0, False,
+                                                 moves, counts, 0, path)
+    else:
+        o, length, e, t, n, grown = _concrete_search(tabs, start, recycles, overlap,
+                                                     stock_top_on, goal_all, max_states,
+                                                     max_table, table, touched, 0, False, moves,
+                                                     counts, len(counts) - FREE_DEPTH, path)
+    if not grown:
+        _table_clear(table, touched, n)
+    return o, length, e
 
 
 @njit(cache=True)

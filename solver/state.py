@@ -7,7 +7,8 @@ A position is one ``uint64``; the deal itself stays outside it (in the per-deal 
                  the stock's top at the start) is still in play, in the stock or in the waste
     bits 52..56  pointer: the in-play cards with index < pointer form the waste (the highest of
                  them is the waste top), the others the stock (the lowest is the stock top)
-    bits 57..62  recycles used so far (only counted when recycles are limited)
+    bits 57..62  recycles used so far (only counted when recycles are limited; at most 30, so
+                 bit 62 stays free for the search's tag of free-stock positions)
     bit  63      "after a draw": the last move was a draw or a recycle (concrete search only)
 
 Equal positions pack identically: the pointer is kept canonical, ``1 + index of the waste top``
