@@ -28,7 +28,7 @@ from solver.cards import RANK_OF
 from solver.layout import ABOVE, BELOW, DIRECT, PYRAMID_CARDS
 from solver.rng import mix64
 from solver.search import _dead, _dead_after
-from solver.state import (AFTER_DRAW, DRAW, KING, highest_bit_below, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
+from solver.state import (AFTER_DRAW, DRAW, KING, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
                           REC_MASK, STOCK_MASK, STOCK_SHIFT, _push_pyramid_pairs, _push_with_card,
                           _tables_kernel, apply_concrete, encode_move, gen_concrete, is_won,
                           lowest_bit_index, pointer, recycles_used, stock_top, uncovered_mask,
@@ -161,21 +161,6 @@ def _class_subset(pyr, cpos, c):
 
 
 @njit(cache=True)
-def _target_of(region, cards, need):
-    """Stock bits of ``region`` down to and including the ``need``-th one of ``cards`` (all of
-    ``region`` when it holds fewer)."""
-    y = region & cards
-    for _ in range(need - 1):
-        if y == _ZERO:
-            break
-        y &= y - _ONE
-    if y == _ZERO:
-        return region
-    i = np.uint64(lowest_bit_index(y))
-    return region & ((_ONE << (i + _ONE)) - _ONE)
-
-
-@njit(cache=True)
 def _unpairable(above, pyr, vmask, sval, skings):
     """Stock cards in ``above`` that no pyramid card still there can pair with (and kings)."""
     n = popcount(above & skings)
@@ -186,6 +171,70 @@ def _unpairable(above, pyr, vmask, sval, skings):
     return n
 
 
+_FAR = 1 << 20
+_FAR_CAP = 200
+"""A need that the stock and waste cannot meet gives this (still a lower bound, and f stays
+inside the buckets; the dead-card check prunes most such positions anyway)."""
+
+
+@njit(cache=True)
+def _card_cost(x, waste, region, pyr, vmask, sval, skings, hidden):
+    """Fewest moves besides pairs with pyramid cards before stock card ``x`` (stock bit) can be
+    used. Stock top hidden: in the stock, a draw per in-play card down to it; in the waste, the
+    cards above it must go (a king costs a move; any other card must be able to pair with a
+    pyramid card still there, counted by value, or it can never go), or the waste is turned:
+    every stock card drawn, a recycle, then a draw per card up to it that cannot be removed.
+    Stock top available: every card above it (in the stock, or in the waste when it is not
+    turned) that no pyramid card can pair with costs a move (a draw, a king, a pair with the
+    other pile's top); turning costs the recycle and such a move per card of the stock and per
+    card before it."""
+    below = x - _ONE
+    if region & x:
+        if hidden:
+            return popcount(region & (below | x))
+        return _unpairable(region & below, pyr, vmask, sval, skings)
+    above = waste & ~(below | x)
+    unp_above = _unpairable(above, pyr, vmask, sval, skings)
+    before = _unpairable(waste & below, pyr, vmask, sval, skings)
+    if hidden:
+        turn = popcount(region) + 2 + before
+        kings = popcount(above & skings)
+        if unp_above == kings:
+            return min(kings, turn)
+        return turn
+    return min(unp_above, 1 + _unpairable(region, pyr, vmask, sval, skings) + before)
+
+
+@njit(cache=True)
+def _stock_moves(u, need, waste, region, pyr, vmask, sval, skings, hidden):
+    """Moves besides pyramid pairs needed to get ``need`` u-cards of the stock and waste (the
+    ``need``-th cheapest of their ``_card_cost``; far off when there are fewer)."""
+    c0 = _FAR
+    c1 = _FAR
+    c2 = _FAR
+    c3 = _FAR
+    y = (waste | region) & sval[u]
+    while y:
+        x = y & (~y + _ONE)
+        y &= y - _ONE
+        c = _card_cost(x, waste, region, pyr, vmask, sval, skings, hidden)
+        if c < c3:
+            c3 = c
+            if c3 < c2:
+                c2, c3 = c3, c2
+                if c2 < c1:
+                    c1, c2 = c2, c1
+                    if c1 < c0:
+                        c0, c1 = c1, c0
+    if need == 1:
+        return c0
+    if need == 2:
+        return c1
+    if need == 3:
+        return c2
+    return c3
+
+
 @njit(cache=True)
 def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``.
@@ -194,19 +243,19 @@ def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, go
     at least (see ``class_tables``: the pyramid cards that cannot all be paired among themselves
     each need a move with a stock or waste card). Goal "all" also counts, per class, the larger
     number of cards in play of the two values (each pair removes one of each) and every king in
-    play. Draw part: a card still in the stock
-    can only be used after every in-play stock card above it has been drawn, one draw each; so
-    goal "all" needs a draw per stock card, and goal "pyramid" needs, for each value u, as many
-    draws as it takes to reach the k-th u card of the stock, where k is the number of u cards
-    needed (``cneed``) beyond those already in the waste (counted as free). When the stock top is
-    available (not ``draw_term``) the cards above such a card may also leave as the stock top in a
-    pair or as a king, which the last line of the code accounts for (half of them at least cost a
-    move of their own); goal "all" then has no draw part.
+    play.
 
-    Consistent: a pair changes one class by at most one move and never lowers the draw part (a
-    waste card used lowers the need by as much as the waste's supply); a draw lowers the draw
-    part by at most one (the depth of every target shrinks by one); a king or a recycle lowers
-    nothing else.
+    Stock part, goal "pyramid": for each value u, ``cneed`` u-cards of the stock and waste must
+    pair with pyramid cards; getting the k-th cheapest of them (``_card_cost``: draws, recycles,
+    kings and other moves that remove no pyramid card) costs at least that much; the part is the
+    largest such cost over the values (one pass through the stock serves them all). Goal "all"
+    with the stock top hidden: every card still in the stock needs a draw.
+
+    Consistent: a move lowers the bound by at most one. A pair lowers one class by at most one;
+    it takes away a card it used (a cheapest one, so the k-th cheapest of the rest with k one
+    smaller is the same card) and otherwise can only make cards harder to reach (fewer pyramid
+    partners for the cards in the way). A draw, a recycle, a king or a pair of two stock/waste
+    cards removes no pyramid card and lowers each card's cost by at most one.
     """
     pyr = state & PYR_MASK
     stock = state & STOCK_MASK
@@ -218,8 +267,7 @@ def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, go
         h += popcount(stock & skings)
         if draw_term:
             h += popcount(region)
-    target = _ZERO  # the stock bits down to the deepest card that must be used
-    need_all = 0
+    depth = 0
     for c in range(6):
         x = _class_subset(pyr, cpos, c)
         moves = cmoves[c, x]
@@ -231,27 +279,14 @@ def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, go
         h += moves
         if not goal_all:
             for side in range(2):
-                u = 12 - c if side == 0 else c + 1
-                need_all += cneed[c, x, side]
-                need = cneed[c, x, side] - popcount(waste & sval[u])
+                need = cneed[c, x, side]
                 if need > 0:
-                    t = _target_of(region, sval[u], need)
-                    if t > target:
-                        target = t
+                    u = 12 - c if side == 0 else c + 1
+                    depth = max(depth, _stock_moves(u, need, waste, region, pyr, vmask, sval,
+                                                    skings, draw_term))
     if goal_all:
         return h
-    depth = popcount(target)
-    if draw_term:
-        return h + depth
-    # stock top available: the depth - 1 cards above the deepest target leave the stock by draws
-    # or as the stock top in a move; only pairs with pyramid cards are counted above, and a line
-    # that uses e more of those than the ``need_all`` least needs also spends e more moves on
-    # the pyramid (two such pairs per extra move), so at least half the rest costs a move; and
-    # each card above that no pyramid card can pair with (or a king) costs a move of its own
-    if depth == 0:
-        return h
-    above = target & ~(_ONE << np.uint64(highest_bit_below(target, 63)))
-    return h + max(max(0, depth - need_all) // 2, _unpairable(above, pyr, vmask, sval, skings))
+    return h + min(depth, _FAR_CAP)
 
 
 @njit(cache=True)
