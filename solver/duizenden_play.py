@@ -539,13 +539,20 @@ def _play_game(rng, n_players, flags, pen_points, max_rounds, deck, loc, cnt, hs
         r_end[r] = end
         r_out[r] = sc[SC_OUT]
         if best >= TARGET_POINTS:
-            winner = -1
-            if sc[SC_OUT] >= 0 and totals[sc[SC_OUT]] == best:
-                winner = sc[SC_OUT]
-            else:
-                for p in range(n_players):
-                    if totals[p] == best:
-                        winner = p
-                        break
-            return r + 1, winner
+            return r + 1, _winner(totals, n_players, sc[SC_OUT])
     return max_rounds, -1
+
+
+@njit(cache=True)
+def _winner(totals, n_players, out_seat):
+    """The highest total wins; a tie goes to ``out_seat`` (who went out in the last round, -1 if
+    nobody) if tied, else to the lowest tied seat."""
+    best = totals[0]
+    for p in range(1, n_players):
+        best = max(best, totals[p])
+    if out_seat >= 0 and totals[out_seat] == best:
+        return out_seat
+    for p in range(n_players):
+        if totals[p] == best:
+            return p
+    return -1

@@ -303,3 +303,15 @@ def test_meld_row_rejects_non_melds():
         meld_row("5h 6d 7h", lo=5)
     with pytest.raises(ValueError):
         meld_row("5h 6h 7h")
+
+
+def test_highest_total_wins_ties_to_the_player_out_then_lowest_seat():
+    import numpy as np
+
+    from solver.duizenden_play import _winner
+    t = np.array([1005, 900, 0, 0, 0, 0], dtype=np.int64)
+    assert _winner(t, 2, 1) == 0  # highest total, whoever went out
+    t = np.array([1000, 1020, 1020, 0, 0, 0], dtype=np.int64)
+    assert _winner(t, 3, 2) == 2  # tied at the top: the one who went out
+    assert _winner(t, 3, 0) == 1  # the player out is not among the tied: lowest tied seat
+    assert _winner(t, 3, -1) == 1  # stock exhausted: lowest tied seat
