@@ -26,18 +26,17 @@ import argparse
 import datetime
 import json
 import os
-import platform
-import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import machine, write_section  # noqa: E402
 
 from solver.hearts import HeartsRules, play_games  # noqa: E402
 from solver.hearts_kernels import _new_trace, _play_deal  # noqa: E402
@@ -94,30 +93,6 @@ def repeat(fn, times):
         secs.append(time.perf_counter() - t0)
     return np.array(secs), out
 
-
-def describe_machine() -> str:
-    text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
-    m = re.search(r"model name\s*:\s*(.*)", text)
-    one, five, fifteen = os.getloadavg()
-    busy = " (taken under load: other processes were running)" if one > 0.5 else ""
-    return (f"{os.cpu_count()} cores (nproc), CPU {m.group(1).strip() if m else 'unknown'}, "
-            f"Python {platform.python_version()}, numba {numba.__version__}, numpy "
-            f"{np.__version__}; load average at the end {one:.2f} / {five:.2f} / {fifteen:.2f}"
-            f"{busy}")
-
-
-def replace_section(text: str) -> None:
-    """Put ``text`` in place of this benchmark's section (or append it); other sections stay."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    lines = old.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == HEADING), None)
-    if start is None:
-        RESULTS.write_text(old.rstrip("\n") + "\n\n" + text)
-        return
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
-               len(lines))
-    tail = "".join(lines[end:])
-    RESULTS.write_text("".join(lines[:start]) + text + ("\n" + tail if tail else ""))
 
 
 def openspiel_python(arg: str | None) -> str | None:
@@ -195,7 +170,7 @@ def main() -> None:
     cmd = (f"python benchmarks/bench_hearts.py --games {args.games} --deals {args.deals} "
            f"--repeats {args.repeats}")
     lines = [HEADING, "", f"`{cmd}`, {stamp}, one core (jobs=1), kernels compiled beforehand.",
-             "", f"Machine: {describe_machine()}.", "",
+             "", f"Machine: {machine()}.", "",
              "| game | what | players | deals | games | median s | p95 s | max s |"
              " deals/s (median) | games/s |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -226,7 +201,7 @@ def main() -> None:
                 "moon": wilson(int((rec["shooter"] >= 0).sum()), len(rec["shooter"]))}
         lines += openspiel_comparison(py, args.openspiel_deals, ours)
     text = "\n".join(lines) + "\n"
-    replace_section(text)
+    write_section(HEADING, text)
     print(text)
 
 

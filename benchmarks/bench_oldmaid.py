@@ -9,19 +9,15 @@ included). Writes its section ``## Old Maid`` of benchmarks/RESULTS.md, other se
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import os
-import platform
-import re
 import statistics
 import sys
 import time
 from pathlib import Path
 
-import numba
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import machine, write_section  # noqa: E402
 
 from solver.oldmaid import find_rules  # noqa: E402
 from solver.oldmaid_sim import run_chunk, simulate_records  # noqa: E402
@@ -52,30 +48,6 @@ def runner_rate(games: int, jobs: int) -> float:
     simulate_records(2, games, 3, jobs=jobs)
     return games / (time.perf_counter() - t)
 
-
-def machine() -> str:
-    cpu = "unknown"
-    try:
-        m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
-        cpu = m.group(1) if m else cpu
-    except OSError:
-        pass
-    load = os.getloadavg() if hasattr(os, "getloadavg") else (0, 0, 0)
-    return (f"{os.cpu_count()} cores (nproc), {cpu}; Python {platform.python_version()}, "
-            f"numba {numba.__version__}, numpy {np.__version__}; "
-            f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; "
-            f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-
-
-def write_section(text: str) -> None:
-    """Replace (or append) this benchmark's section of RESULTS.md, keeping every other one."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.M | re.S)
-    if pattern.search(old):
-        new = pattern.sub(lambda _: text, old)
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(new)
 
 
 def main() -> None:
@@ -118,7 +90,7 @@ def main() -> None:
     if args.no_write:
         print(text)
     else:
-        write_section(text)
+        write_section(SECTION, text)
         print(f"wrote {SECTION} to {RESULTS}")
 
 

@@ -17,19 +17,16 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import platform
-import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import machine, write_section  # noqa: E402
 
 from solver.onecard import OneCardRules  # noqa: E402
 from solver.onecard_sim import _new_round_buffers, _play_round, simulate_records  # noqa: E402
@@ -65,27 +62,6 @@ def timed(fn, repeats):
         times.append(time.perf_counter() - t)
     return np.array(times), out
 
-
-def machine() -> str:
-    cpu = "unknown"
-    try:
-        m = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
-        cpu = m.group(1).strip() if m else cpu
-    except OSError:
-        pass
-    load = os.getloadavg()
-    return (f"{os.cpu_count()} cores (nproc), CPU {cpu}, Python {platform.python_version()}, "
-            f"numba {numba.__version__}, numpy {np.__version__}; load average at the end "
-            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}"
-            + (" (taken under load: other processes were running)" if load[0] > 0.5 else ""))
-
-
-def write_section(text: str) -> None:
-    """Replace (or append) this benchmark's section, leaving every other section intact."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    new = pattern.sub(lambda _: text, old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(new)
 
 
 def main() -> None:
@@ -136,7 +112,7 @@ def main() -> None:
               f"{sim_rate4:,.0f} rounds/s through the full simulation (every round recorded), "
               f"{kernel_rate:,.0f} rounds/s for the round kernel alone.", ""]
     text = "\n".join(lines) + "\n"
-    write_section(text)
+    write_section(SECTION, text)
     print(text)
 
 
