@@ -9,14 +9,16 @@ the ``Position`` of ``solver.replay`` as its input format). Plain memoised depth
   top of the waste without changing anything else, so only *which* cards are in play matters (the
   "free stock"; ``tests/test_search.py`` checks this on small positions with the concrete
   reference). A position is (pyramid cards present, stock cards in play); every in-play stock
-  card is available on its own. With the stock top hidden a stock card only ever pairs with a
-  pyramid card, so the stock is kept as a count per value (equal values are interchangeable,
-  also checked there), capped at the number of pyramid partners still present (goal pyramid;
-  the spare ones can never be used). With the stock top available, two stock cards pair when they
-  are neighbours in the in-play order (one the waste top, the other the stock top).
+  card is available on its own. Under goal "pyramid" a pair of two stock cards never helps (it
+  only takes partners away), so a stock card only ever pairs with a pyramid card and the stock is
+  kept as a count per value (equal values are interchangeable, also checked there), capped at the
+  number of pyramid partners still present (the spare ones can never be used); likewise under
+  goal "all" with the stock top hidden (no cap then). Under goal "all" with the stock top shown,
+  two stock cards pair when they are neighbours in the in-play order (one the waste top, the
+  other the stock top), so the stock is kept as the sequence of its values.
 * **limited recycles**: first the free relaxation above (lost there => lost here, since the real
   game has fewer options), then a depth-first search over concrete positions: the in-play stock
-  and waste cards as one sequence (waste bottom .. waste top, stock top .. stock bottom, which
+  and waste values as one sequence (waste bottom .. waste top, stock top .. stock bottom, which
   drawing and recycling never reorder), how many of them form the waste, and the recycles used.
   Every concrete node whose free relaxation is lost is cut.
 
@@ -30,7 +32,11 @@ Pruning, each obviously sound:
   could ever be available together with it: no partner in stock or waste, and every pyramid
   partner covers it or is covered by it (except a direct cover with overlap pairs on). With goal
   "all", also a stock card with no partner in the pyramid (nor, with the stock top available,
-  in the stock).
+  in the stock);
+* concrete search: a move of pyramid cards only is never tried straight after a draw or a
+  recycle (the two commute, see ``_Concrete._children``); with no recycle left, a waste card that
+  can never be removed buries the waste cards under it for good, so the free relaxation is asked
+  without them (and under goal "all" the position is lost).
 
 Answers: True (winnable), False (not), None (more than ``max_states`` positions expanded).
 """
@@ -161,9 +167,9 @@ class _Free:
     # of card values in the in-play order (stock top available).
 
     def key_of(self, present: int, stock_values: list[int]) -> tuple:
+        """The free-stock position of a pyramid and the values of the stock/waste cards in play
+        (in the in-play order)."""
         if self.ordered:
-            if not self.goal_all:
-                stock_values = [v for v in stock_values if v != KING]
             return present, tuple(stock_values)
         counts = [0] * 14
         for v in stock_values:
@@ -261,8 +267,6 @@ class _Free:
     def _finish(self, present: int, stock: tuple):
         """The child in canonical form, or None when it has a dead card."""
         if self.ordered:
-            if not self.goal_all:
-                stock = tuple(v for v in stock if v != KING)
             child = (present, stock)
         else:
             child = self._canon(present, list(stock))
