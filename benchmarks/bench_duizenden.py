@@ -11,14 +11,8 @@ Run: ``python benchmarks/bench_duizenden.py [--games N] [--rounds N] [--repeats 
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
-import re
 import time
-from pathlib import Path
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -28,7 +22,8 @@ from solver.duizenden_play import (LOG_ROWS, SC_ENUM_CARDS, SC_ENUMS, SC_TURNS, 
                                    _play_round, new_work)
 from solver.rng import new_state, shuffle
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
+from common import machine, now_utc, write_section  # benchmarks/common.py, beside this script
+
 SECTION = "## Duizenden"
 TARGET = 3_000
 """Rounds per second per core with 2 players: ten times OpenSpiel's C++ gin rummy (about 320)."""
@@ -100,30 +95,6 @@ def timed(fn, repeats):
     return np.array(times), out
 
 
-def machine() -> str:
-    cpu = "unknown"
-    try:
-        found = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
-        cpu = found.group(1).strip() if found else cpu
-    except OSError:
-        pass
-    load = os.getloadavg()
-    note = " (taken under load: other processes were running)" if load[0] > 0.5 else ""
-    return (f"{os.cpu_count()} cores (nproc), CPU {cpu}, Python {platform.python_version()}, "
-            f"numba {numba.__version__}, numpy {np.__version__}; load average at the end "
-            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}{note}")
-
-
-def put_section(text: str) -> None:
-    """Write this benchmark's section in place of the old one (or at the end); keep the rest."""
-    old = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(old):
-        RESULTS.write_text(pattern.sub(lambda _: text, old))
-    else:
-        RESULTS.write_text(old.rstrip("\n") + "\n\n" + text)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=3_000, help="games per simulation run")
@@ -174,8 +145,8 @@ def main() -> None:
 
     lines = [SECTION, "",
              f"`python benchmarks/bench_duizenden.py --games {args.games} --rounds {args.rounds} "
-             f"--repeats {args.repeats}`, {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "
-             "UTC, one core (jobs=1), kernels compiled beforehand.", "",
+             f"--repeats {args.repeats}`, {now_utc()}, one core (jobs=1), kernels compiled "
+             "beforehand.", "",
              f"Machine: {machine()}.", "",
              "| what | players | rounds | games | median s | p95 s | max s | rounds/s (median) |"
              " games/s |",
@@ -207,7 +178,7 @@ def main() -> None:
         f"deal take {deal_us:.1f} us ({deal_us / round_us:.0%}); the rest is the lay-off and "
         f"exchange enumerations, the draw and discard steps and the bookkeeping.", ""]
     text = "\n".join(lines) + "\n"
-    put_section(text)
+    write_section(SECTION, text)
     print(text)
 
 
