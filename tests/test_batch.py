@@ -222,3 +222,10 @@ def test_read_results_rejects_other_files(tmp_path):
         list(blocks)
     with pytest.raises(ValueError, match="no such file"):
         read_results(str(tmp_path / "missing.csv"))
+
+
+def test_resume_without_an_interrupted_run_starts_a_new_one(tmp_path):
+    out = tmp_path / "out.csv"
+    d = run_batch(plan_batch(SeedSource(0, 50), str(out)), jobs=1, resume=True, progress=False)
+    assert d["run"]["resumed_deals"] == 0 and d["deals"] == 50
+    assert [int(r["seed"]) for r in rows(out)] == list(range(50))
