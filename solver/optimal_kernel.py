@@ -28,7 +28,7 @@ from solver.cards import RANK_OF
 from solver.layout import ABOVE, BELOW, DIRECT, PYRAMID_CARDS
 from solver.rng import mix64
 from solver.search import _dead, _dead_after
-from solver.state import (AFTER_DRAW, DRAW, KING, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
+from solver.state import (AFTER_DRAW, DRAW, KING, highest_bit_below, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
                           REC_MASK, STOCK_MASK, STOCK_SHIFT, _push_pyramid_pairs, _push_with_card,
                           _tables_kernel, apply_concrete, encode_move, gen_concrete, is_won,
                           lowest_bit_index, pointer, recycles_used, stock_top, uncovered_mask,
@@ -160,64 +160,95 @@ def _class_subset(pyr, cpos, c):
     return x
 
 
-@njit(cache=True)
-def _unpairable(above, pyr, vmask, sval, skings):
-    """Stock cards in ``above`` that no pyramid card still there can pair with (and kings)."""
-    n = popcount(above & skings)
-    for u in range(1, 13):
-        a = popcount(above & sval[u])
-        if a:
-            n += max(0, a - popcount(pyr & vmask[13 - u]))
-    return n
-
-
 _FAR = 1 << 20
 _FAR_CAP = 200
 """A need that the stock and waste cannot meet gives this (still a lower bound, and f stays
 inside the buckets; the dead-card check prunes most such positions anyway)."""
 
 
+SCRATCH = 64
+"""Size of the int64 scratch array of ``bound``: [0, 14) pyramid partners per value, [16, 30)
+running counts per value, [32, 56) the cost of each stock card."""
+_CAP, _CNT, _COST = 0, 16, 32
+
+
 @njit(cache=True)
-def _card_cost(x, waste, region, pyr, vmask, sval, skings, hidden):
-    """Fewest moves besides pairs with pyramid cards before stock card ``x`` (stock bit) can be
-    used. Stock top hidden: in the stock, a draw per in-play card down to it; in the waste, the
-    cards above it must go (a king costs a move; any other card must be able to pair with a
-    pyramid card still there, counted by value, or it can never go), or the waste is turned:
-    every stock card drawn, a recycle, then a draw per card up to it that cannot be removed.
-    Stock top available: every card above it (in the stock, or in the waste when it is not
-    turned) that no pyramid card can pair with costs a move (a draw, a king, a pair with the
-    other pile's top); turning costs the recycle and such a move per card of the stock and per
-    card before it."""
-    below = x - _ONE
-    if region & x:
+def _add_card(scr, u):
+    """Count a stock card of value ``u`` into the running counts; 1 when no pyramid card is left
+    to pair with it (counted by value; kings never pair), else 0."""
+    extra = 1 if scr[_CNT + u] >= scr[_CAP + u] else 0
+    scr[_CNT + u] += 1
+    return extra
+
+
+@njit(cache=True)
+def _stock_costs(waste, region, pyr, vmask, val, hidden, scr):
+    """``scr[_COST + i]``: the fewest moves besides pairs with pyramid cards before stock card
+    ``i`` (in play) can be used.
+
+    Stock top hidden: in the stock, a draw per in-play card down to it; in the waste, the cards
+    above it must go (a king costs a move; another card must be able to pair with a pyramid card
+    still there, counted by value, or it can never go), or the waste is turned: every stock card
+    drawn, a recycle, then a draw per card up to it that cannot be removed. Stock top available:
+    every card above it (in the stock; in the waste unless it is turned) that cannot pair with a
+    pyramid card costs a move (a draw, a king, a pair with the other pile's top); turning costs
+    the recycle and such a move per card of the stock and per card before it in the waste."""
+    for v in range(1, 13):
+        scr[_CAP + v] = popcount(pyr & vmask[13 - v])
+    scr[_CAP + 13] = 0
+    # the stock, top (lowest index) first
+    scr[_CNT:_CNT + 14] = 0
+    y = region >> STOCK_SHIFT
+    n = 0
+    unp = 0
+    while y:
+        i = lowest_bit_index(y)
+        y &= y - _ONE
+        n += 1
+        scr[_COST + i] = n if hidden else unp
+        unp += _add_card(scr, val[PYRAMID_CARDS + i])
+    turn = (n + 2) if hidden else (1 + unp)
+    # the waste, bottom (lowest index) first: what lies before each card after a turn
+    scr[_CNT:_CNT + 14] = 0
+    y = waste >> STOCK_SHIFT
+    before = 0
+    while y:
+        i = lowest_bit_index(y)
+        y &= y - _ONE
+        scr[_COST + i] = turn + before
+        before += _add_card(scr, val[PYRAMID_CARDS + i])
+    # the waste, top first: what lies above each card
+    scr[_CNT:_CNT + 14] = 0
+    y = waste >> STOCK_SHIFT
+    above = 0
+    kings = 0
+    while y:
+        i = highest_bit_below(y, 63)
+        y &= ~(_ONE << np.uint64(i))
         if hidden:
-            return popcount(region & (below | x))
-        return _unpairable(region & below, pyr, vmask, sval, skings)
-    above = waste & ~(below | x)
-    unp_above = _unpairable(above, pyr, vmask, sval, skings)
-    before = _unpairable(waste & below, pyr, vmask, sval, skings)
-    if hidden:
-        turn = popcount(region) + 2 + before
-        kings = popcount(above & skings)
-        if unp_above == kings:
-            return min(kings, turn)
-        return turn
-    return min(unp_above, 1 + _unpairable(region, pyr, vmask, sval, skings) + before)
+            if above == kings and kings < scr[_COST + i]:
+                scr[_COST + i] = kings
+        elif above < scr[_COST + i]:
+            scr[_COST + i] = above
+        u = val[PYRAMID_CARDS + i]
+        above += _add_card(scr, u)
+        if u == 13:
+            kings += 1
 
 
 @njit(cache=True)
-def _stock_moves(u, need, waste, region, pyr, vmask, sval, skings, hidden):
-    """Moves besides pyramid pairs needed to get ``need`` u-cards of the stock and waste (the
-    ``need``-th cheapest of their ``_card_cost``; far off when there are fewer)."""
+def _stock_moves(u, need, stock, sval, scr):
+    """Moves besides pyramid pairs needed to get ``need`` (1..4) u-cards of the stock and waste:
+    the ``need``-th cheapest of their costs (far off when there are fewer)."""
     c0 = _FAR
     c1 = _FAR
     c2 = _FAR
     c3 = _FAR
-    y = (waste | region) & sval[u]
+    y = stock & sval[u]
     while y:
-        x = y & (~y + _ONE)
+        i = lowest_bit_index(y)
         y &= y - _ONE
-        c = _card_cost(x, waste, region, pyr, vmask, sval, skings, hidden)
+        c = scr[_COST + i - PYRAMID_CARDS]
         if c < c3:
             c3 = c
             if c3 < c2:
@@ -236,7 +267,7 @@ def _stock_moves(u, need, waste, region, pyr, vmask, sval, skings, hidden):
 
 
 @njit(cache=True)
-def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all):
+def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all, scr):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``.
 
     Pyramid part: every pyramid king costs a move, and a class {v, 13-v} needs ``cmoves`` moves
@@ -268,6 +299,8 @@ def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, go
         if draw_term:
             h += popcount(region)
     depth = 0
+    if not goal_all:
+        _stock_costs(waste, region, pyr, vmask, val, draw_term, scr)
     for c in range(6):
         x = _class_subset(pyr, cpos, c)
         moves = cmoves[c, x]
@@ -282,8 +315,7 @@ def bound(state, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, go
                 need = cneed[c, x, side]
                 if need > 0:
                     u = 12 - c if side == 0 else c + 1
-                    depth = max(depth, _stock_moves(u, need, waste, region, pyr, vmask, sval,
-                                                    skings, draw_term))
+                    depth = max(depth, _stock_moves(u, need, stock, sval, scr))
     if goal_all:
         return h
     return h + min(depth, _FAR_CAP)
@@ -300,7 +332,8 @@ def _values_mask(cpos, c, first, x):
 
 
 @njit(cache=True)
-def gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, goal_all, out):
+def gen_optimal(state, val, pmates, vmask, sval, pkings, recycles, overlap, stock_top_on, goal_all,
+                out):
     """The moves the minimum-move search tries from ``state``, into ``out``; returns their number.
 
     Goal "all": ``gen_concrete`` as it is (every king in play must go some time, and removing one
@@ -309,9 +342,12 @@ def gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_
     all, and removing it costs a move that a shortest solution may not spend (drawing over it can
     be better). An uncovered pyramid king is still removed alone: it must go, it covers nothing
     that its removal could hide, and removing it earlier keeps every later move legal.
+
+    Both goals: a *last partner* pair is also played alone: an uncovered pyramid card whose
+    value's partners in play (pyramid, stock and waste) come down to one card, available now.
+    Every win removes that pair together some time, and removing two cards earlier keeps every
+    later move legal (a waste or stock card gone only skips the draws that would have passed it).
     """
-    if goal_all:
-        return gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out)
     pyr = state & PYR_MASK
     unc = uncovered_mask(pyr)
     k = unc & pkings
@@ -320,6 +356,12 @@ def gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_
         return 1
     w = waste_top(state)
     s = stock_top(state)
+    m = _last_partner_pair(state, pyr, unc, val, vmask, sval, w, s if stock_top_on else -1)
+    if m >= 0:
+        out[0] = m
+        return 1
+    if goal_all:
+        return gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out)
     n = 0
     if not state & AFTER_DRAW:
         n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
@@ -331,6 +373,31 @@ def gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_
             out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
             n += 1
     return _push_draw_or_recycle(state, w, s, recycles, out, n)
+
+
+@njit(cache=True)
+def _last_partner_pair(state, pyr, unc, val, vmask, sval, w, s):
+    """A pair of an uncovered pyramid card with the only card in play that can pair with it,
+    when that card is available (uncovered, the waste top ``w`` or the usable stock top ``s``);
+    -1 when there is none."""
+    stock = state & STOCK_MASK
+    u = unc
+    while u:
+        p = lowest_bit_index(u)
+        u &= u - _ONE
+        v = val[p]
+        if v == 13:
+            continue
+        mates = (pyr & vmask[13 - v]) | (stock & sval[13 - v])
+        if mates == _ZERO or mates & (mates - _ONE):
+            continue
+        q = lowest_bit_index(mates)
+        if q < PYRAMID_CARDS:
+            if unc & mates:
+                return encode_move(PAIR, p, q)
+        elif q - PYRAMID_CARDS == w or q - PYRAMID_CARDS == s:
+            return encode_move(PAIR, p, q)
+    return -1
 
 
 @njit(cache=True)
@@ -412,13 +479,15 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
     ``regs[R_GOAL_MOVE]`` from node ``regs[R_GOAL_PARENT]`` in ``regs[R_GOAL_LEN]`` moves."""
     val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
     draw_term = not stock_top_on
+    scr = np.zeros(SCRATCH, dtype=np.int64)
     nh = head.shape[0]
     hb = head.shape[1]
     if regs[R_STARTED] == 0:
         regs[R_STARTED] = 1
         if recycles < 0:
             start &= ~REC_MASK
-        h0 = bound(start, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all)
+        h0 = bound(start, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all,
+                   scr)
         regs[R_H0] = h0
         regs[R_F] = h0
         if is_won(start, goal_all):
@@ -483,7 +552,7 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
         if g1 > G_MASK:
             regs[R_INCOMPLETE] = 1
             continue
-        n = gen_optimal(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on,
+        n = gen_optimal(state, val, pmates, vmask, sval, pkings, recycles, overlap, stock_top_on,
                         goal_all, moves)
         # pushed in reverse so that the first generated move is popped first (LIFO buckets)
         for k in range(n - 1, -1, -1):
@@ -504,7 +573,8 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
                 gj = np.int64(gs[j])
                 if gj & CLOSED or gj <= g1:
                     continue
-            hj = bound(child, cpos, cmoves, cneed, vmask, sval, pkings, skings, draw_term, goal_all)
+            hj = bound(child, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term,
+                       goal_all, scr)
             f1 = g1 + hj
             if f1 > regs[R_UB]:
                 continue
@@ -541,8 +611,8 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
     for k in range(n - 1, 0, -1):
         s = keys[chain[k]]
         target = keys[chain[k - 1]]
-        c = gen_optimal(s, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, goal_all,
-                        moves)
+        c = gen_optimal(s, val, pmates, vmask, sval, pkings, recycles, overlap, stock_top_on,
+                        goal_all, moves)
         out[length] = -1
         for q in range(c):
             if child_of(s, moves[q], recycles) == target:
@@ -559,4 +629,6 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
 def start_bound(deal, cpos, cmoves, cneed, start, stock_top_on, goal_all):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
-    return bound(start, cpos, cmoves, cneed, vmask, sval, pkings, skings, not stock_top_on, goal_all)
+    scr = np.zeros(SCRATCH, dtype=np.int64)
+    return bound(start, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, not stock_top_on,
+                 goal_all, scr)
