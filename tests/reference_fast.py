@@ -47,13 +47,8 @@ import sys
 
 from solver.cards import card_rank
 from solver.layout import ABOVE, BELOW, COVER_MASK, COVERED_BY, PYRAMID_CARDS
-from solver.replay import Position
+from solver.replay import KING, PAIR_SUM, Position
 from solver.rules import Rules
-
-PAIR_SUM = 13
-KING = 13
-VALUES = range(1, 13)
-"""Values that need a partner (kings go alone)."""
 
 
 class _Cap(Exception):

@@ -66,8 +66,9 @@ def fast_from(pos: Position, workspace: Workspace | None = None, max_states: int
 
 def balanced_endgame(deal, rules: Rules, seed: int, pyramid_left: int) -> Position:
     """An endgame whose stock holds mostly partners of the pyramid cards left (and maybe a
-    king, and maybe two stock cards making 13), so that goal "all" can be won from some of them: ``endgame_position`` without stock,
-    then the deal's stock cards chosen, in deal order, with a random split into waste and stock."""
+    king, and maybe two stock cards making 13), so that goal "all" can be won from some of
+    them: ``endgame_position`` without stock, then the deal's stock cards chosen, in deal
+    order, with a random split into waste and stock."""
     rng = random.Random(seed)
     pos = endgame_position(deal, rules, seed, pyramid_left, stock_left=0)
     pool = [int(c) for c in deal[PYRAMID_CARDS:]]
