@@ -150,7 +150,7 @@ def solve_optimal(deal, rules: Rules = Rules(), start: int | None = None, max_st
     t0 = time.perf_counter()
     deadline = None if timeout is None else t0 + timeout
     ctab = K.class_tables(deal, overlap)
-    h0 = int(K.start_bound(deal, *ctab, begin, stock_top_on, goal_all))
+    h0 = int(K.start_bound(deal, *ctab, begin, rec, stock_top_on, goal_all))
 
     # 1. winnability: proves lost deals, and gives an upper bound for the others
     dfs_cap = DEFAULT_WINNABILITY_STATES if max_states == 0 else min(max_states,

@@ -161,9 +161,10 @@ def _class_subset(pyr, cpos, c):
 
 
 _FAR = 1 << 20
-_FAR_CAP = 200
-"""A need that the stock and waste cannot meet gives this (still a lower bound, and f stays
-inside the buckets; the dead-card check prunes most such positions anyway)."""
+FAR_BOUND = 200
+"""``bound`` gives this when a card that must be used can never be reached (too few of a value
+left, or only behind cards that can never go with no recycle left): the position is lost, and
+the search drops it."""
 
 
 SCRATCH = 64
@@ -182,7 +183,7 @@ def _add_card(scr, u):
 
 
 @njit(cache=True)
-def _stock_costs(waste, region, pyr, vmask, val, hidden, scr):
+def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
     """``scr[_COST + i]``: the fewest moves besides pairs with pyramid cards before stock card
     ``i`` (in play) can be used.
 
@@ -192,7 +193,9 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, scr):
     drawn, a recycle, then a draw per card up to it that cannot be removed. Stock top available:
     every card above it (in the stock; in the waste unless it is turned) that cannot pair with a
     pyramid card costs a move (a draw, a king, a pair with the other pile's top); turning costs
-    the recycle and such a move per card of the stock and per card before it in the waste."""
+    the recycle and such a move per card of the stock and per card before it in the waste. With
+    no recycle left (``can_turn`` false) turning is impossible: a card that cannot be reached
+    otherwise gets ``_FAR``."""
     for v in range(1, 13):
         scr[_CAP + v] = popcount(pyr & vmask[13 - v])
     scr[_CAP + 13] = 0
@@ -207,7 +210,7 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, scr):
         n += 1
         scr[_COST + i] = n if hidden else unp
         unp += _add_card(scr, val[PYRAMID_CARDS + i])
-    turn = (n + 2) if hidden else (1 + unp)
+    turn = ((n + 2) if hidden else (1 + unp)) if can_turn else _FAR
     # the waste, bottom (lowest index) first: what lies before each card after a turn
     scr[_CNT:_CNT + 14] = 0
     y = waste >> STOCK_SHIFT
@@ -215,7 +218,7 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, scr):
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
-        scr[_COST + i] = turn + before
+        scr[_COST + i] = turn + before if can_turn else _FAR
         before += _add_card(scr, val[PYRAMID_CARDS + i])
     # the waste, top first: what lies above each card
     scr[_CNT:_CNT + 14] = 0
@@ -267,7 +270,8 @@ def _stock_moves(u, need, stock, sval, scr):
 
 
 @njit(cache=True)
-def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all, scr):
+def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all,
+          recycles, scr):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``.
 
     Pyramid part: every pyramid king costs a move, and a class {v, 13-v} needs ``cmoves`` moves
@@ -300,7 +304,8 @@ def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_ter
             h += popcount(region)
     depth = 0
     if not goal_all:
-        _stock_costs(waste, region, pyr, vmask, val, draw_term, scr)
+        can_turn = recycles < 0 or recycles_used(state) < recycles
+        _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, scr)
     for c in range(6):
         x = _class_subset(pyr, cpos, c)
         moves = cmoves[c, x]
@@ -318,7 +323,7 @@ def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_ter
                     depth = max(depth, _stock_moves(u, need, stock, sval, scr))
     if goal_all:
         return h
-    return h + min(depth, _FAR_CAP)
+    return h + min(depth, FAR_BOUND)
 
 
 @njit(cache=True)
@@ -487,14 +492,15 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
         if recycles < 0:
             start &= ~REC_MASK
         h0 = bound(start, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all,
-                   scr)
+                   recycles, scr)
         regs[R_H0] = h0
         regs[R_F] = h0
         if is_won(start, goal_all):
             regs[R_GOAL_PARENT] = -1
             regs[R_GOAL_LEN] = 0
             return WON
-        if _dead(start, val, reach, sval, vmask, stock_top_on, goal_all) or h0 > regs[R_UB]:
+        if _dead(start, val, reach, sval, vmask, stock_top_on, goal_all) or h0 >= FAR_BOUND \
+                or h0 > regs[R_UB]:
             return EXHAUSTED
         slot = _find(index, keys, start)
         index[-1 - slot] = 0
@@ -574,7 +580,9 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
                 if gj & CLOSED or gj <= g1:
                     continue
             hj = bound(child, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term,
-                       goal_all, scr)
+                       goal_all, recycles, scr)
+            if hj >= FAR_BOUND:
+                continue  # some card that must be used can no longer be reached: lost
             f1 = g1 + hj
             if f1 > regs[R_UB]:
                 continue
@@ -626,9 +634,9 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
 
 
 @njit(cache=True)
-def start_bound(deal, cpos, cmoves, cneed, start, stock_top_on, goal_all):
+def start_bound(deal, cpos, cmoves, cneed, start, recycles, stock_top_on, goal_all):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
     scr = np.zeros(SCRATCH, dtype=np.int64)
     return bound(start, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, not stock_top_on,
-                 goal_all, scr)
+                 goal_all, recycles, scr)
