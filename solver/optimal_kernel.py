@@ -169,8 +169,8 @@ the search drops it."""
 
 SCRATCH = 64
 """Size of the int64 scratch array of ``bound``: [0, 14) pyramid partners per value, [16, 30)
-running counts per value, [32, 56) the cost of each stock card."""
-_CAP, _CNT, _COST = 0, 16, 32
+running counts per value, [32, 56) the cost of each stock card, [56, 62) the class subsets."""
+_CAP, _CNT, _COST, _CLS = 0, 16, 32, 56
 
 
 @njit(cache=True)
@@ -183,18 +183,26 @@ def _add_card(scr, u):
 
 
 @njit(cache=True)
-def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
-    """``scr[_COST + i]``: the fewest moves besides pairs with pyramid cards before stock card
+def _clear_cost(n, unp, spare):
+    """Moves besides pyramid pairs to clear ``n`` stock/waste cards out of the way, ``unp`` of
+    which no pyramid card can pair with: each of those costs a move (draw, king, or a pair with
+    the other pile's top); the others may go in pairs with pyramid cards, but beyond the
+    ``spare`` such pairs the pyramid needs anyway, every two of them cost one more pyramid move
+    (a pyramid pair given up)."""
+    return unp + max(0, (n - unp - spare) // 2)
+
+
+@njit(cache=True)
+def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, spare, scr):
+    """``scr[_COST + i]``: the fewest moves besides the pyramid part of ``bound`` before stock card
     ``i`` (in play) can be used.
 
-    Stock top hidden: in the stock, a draw per in-play card down to it; in the waste, the cards
-    above it must go (a king costs a move; another card must be able to pair with a pyramid card
-    still there, counted by value, or it can never go), or the waste is turned: every stock card
-    drawn, a recycle, then a draw per card up to it that cannot be removed. Stock top available:
-    every card above it (in the stock; in the waste unless it is turned) that cannot pair with a
-    pyramid card costs a move (a draw, a king, a pair with the other pile's top); turning costs
-    the recycle and such a move per card of the stock and per card before it in the waste. With
-    no recycle left (``can_turn`` false) turning is impossible: a card that cannot be reached
+    Stock top hidden: in the stock, a draw per in-play card down to it. Stock top available: the
+    cards above it cleared away (``_clear_cost``). In the waste, either the cards above it are
+    cleared away (stock top hidden: only kings and cards that pair with pyramid cards can go),
+    or the waste is turned: the stock emptied (hidden: a draw per card; available: cleared),
+    a recycle, then the cards before it cleared and (hidden) a draw for the card itself. With no
+    recycle left (``can_turn`` false) turning is impossible: a card that cannot be reached
     otherwise gets ``_FAR``."""
     for v in range(1, 13):
         scr[_CAP + v] = popcount(pyr & vmask[13 - v])
@@ -207,34 +215,39 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
+        scr[_COST + i] = (n + 1) if hidden else _clear_cost(n, unp, spare)
         n += 1
-        scr[_COST + i] = n if hidden else unp
         unp += _add_card(scr, val[PYRAMID_CARDS + i])
-    turn = ((n + 2) if hidden else (1 + unp)) if can_turn else _FAR
     # the waste, bottom (lowest index) first: what lies before each card after a turn
     scr[_CNT:_CNT + 14] = 0
     y = waste >> STOCK_SHIFT
-    before = 0
+    nb = 0
+    ub = 0
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
-        scr[_COST + i] = turn + before if can_turn else _FAR
-        before += _add_card(scr, val[PYRAMID_CARDS + i])
+        if not can_turn:
+            scr[_COST + i] = _FAR
+        elif hidden:
+            scr[_COST + i] = n + 2 + _clear_cost(nb, ub, spare)
+        else:
+            scr[_COST + i] = 1 + _clear_cost(n + nb, unp + ub, spare)
+        nb += 1
+        ub += _add_card(scr, val[PYRAMID_CARDS + i])
     # the waste, top first: what lies above each card
     scr[_CNT:_CNT + 14] = 0
     y = waste >> STOCK_SHIFT
-    above = 0
+    na = 0
+    ua = 0
     kings = 0
     while y:
         i = highest_bit_below(y, 63)
         y &= ~(_ONE << np.uint64(i))
-        if hidden:
-            if above == kings and kings < scr[_COST + i]:
-                scr[_COST + i] = kings
-        elif above < scr[_COST + i]:
-            scr[_COST + i] = above
+        if not hidden or ua == kings:
+            scr[_COST + i] = min(scr[_COST + i], _clear_cost(na, ua, spare))
         u = val[PYRAMID_CARDS + i]
-        above += _add_card(scr, u)
+        na += 1
+        ua += _add_card(scr, u)
         if u == 13:
             kings += 1
 
@@ -302,12 +315,10 @@ def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_ter
         h += popcount(stock & skings)
         if draw_term:
             h += popcount(region)
-    depth = 0
-    if not goal_all:
-        can_turn = recycles < 0 or recycles_used(state) < recycles
-        _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, scr)
+    spare = 0
     for c in range(6):
         x = _class_subset(pyr, cpos, c)
+        scr[_CLS + c] = x
         moves = cmoves[c, x]
         if goal_all:
             v = c + 1
@@ -315,14 +326,19 @@ def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_ter
             tw = popcount(pyr & _values_mask(cpos, c, 4, x)) + popcount(stock & sval[13 - v])
             moves = max(moves, max(tv, tw))
         h += moves
-        if not goal_all:
-            for side in range(2):
-                need = cneed[c, x, side]
-                if need > 0:
-                    u = 12 - c if side == 0 else c + 1
-                    depth = max(depth, _stock_moves(u, need, stock, sval, scr))
+        spare += cneed[c, x, 0] + cneed[c, x, 1]
     if goal_all:
         return h
+    can_turn = recycles < 0 or recycles_used(state) < recycles
+    _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, spare, scr)
+    depth = 0
+    for c in range(6):
+        x = scr[_CLS + c]
+        for side in range(2):
+            need = cneed[c, x, side]
+            if need > 0:
+                u = 12 - c if side == 0 else c + 1
+                depth = max(depth, _stock_moves(u, need, stock, sval, scr))
     return h + min(depth, FAR_BOUND)
 
 
