@@ -15,13 +15,14 @@ the answer is "unknown" with the best lower bound, never a wrong one).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from solver.deals import check_deal
 from solver.rules import Rules
-from solver.search import Outcome, SolveResult, _concrete_step, rule_args, solve_winnable
+from solver.search import (Outcome, SolveResult, Workspace, _concrete_step, max_depth, rule_args,
+                           solve_winnable)
 from solver.state import MAX_MOVES, PTR_MASK, REC_MASK, START
 from solver import optimal_kernel as K
 
@@ -55,6 +56,7 @@ class OptimalWorkspace:
     e_node: np.ndarray
     e_next: np.ndarray
     head: np.ndarray
+    dfs: dict = field(default_factory=dict)
 
     @classmethod
     def create(cls, capacity: int = _INITIAL) -> "OptimalWorkspace":
@@ -72,10 +74,18 @@ class OptimalWorkspace:
         return sum(a.nbytes for a in (self.keys, self.parent, self.gs, self.index, self.e_node,
                                       self.e_next, self.head))
 
+    def winnability(self, rules: Rules) -> Workspace:
+        """The winnability search's workspace for ``rules``, created once (it costs ~10 ms)."""
+        key = max_depth(rules)
+        if key not in self.dfs:
+            self.dfs[key] = Workspace.create(rules)
+        return self.dfs[key]
+
     def reset(self) -> None:
         """Ready for a new search; arrays that grew large are given back."""
         if len(self.keys) > 16 * _INITIAL:
             fresh = OptimalWorkspace.create()
+            fresh.dfs = self.dfs
             self.__dict__.update(fresh.__dict__)
         else:
             self.index.fill(-1)
@@ -155,7 +165,9 @@ def solve_optimal(deal, rules: Rules = Rules(), start: int | None = None, max_st
     # 1. winnability: proves lost deals, and gives an upper bound for the others
     dfs_cap = DEFAULT_WINNABILITY_STATES if max_states == 0 else min(max_states,
                                                                       DEFAULT_WINNABILITY_STATES)
-    first = solve_winnable(deal, rules, max_states=dfs_cap, start=int(begin))
+    ws = workspace or OptimalWorkspace.create()
+    first = solve_winnable(deal, rules, max_states=dfs_cap, start=int(begin),
+                           workspace=ws.winnability(rules))
     spent = first.states
     if first.outcome == Outcome.LOST:
         return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
@@ -168,7 +180,6 @@ def solve_optimal(deal, rules: Rules = Rules(), start: int | None = None, max_st
                                seconds=time.perf_counter() - t0, optimal=True, lower_bound=h0)
 
     # 2. A*
-    ws = workspace or OptimalWorkspace.create()
     ws.reset()
     regs = np.zeros(K.N_REGS, dtype=np.int64)
     regs[K.R_FREE] = -1

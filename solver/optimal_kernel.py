@@ -98,8 +98,7 @@ def class_tables(deal, overlap):
                 nw += 1
     cmoves = np.zeros((6, 256), dtype=np.int64)
     cneed = np.zeros((6, 256, 2), dtype=np.int64)
-    dp = np.empty(16, dtype=np.int64)
-    new = np.empty(16, dtype=np.int64)
+    match = np.zeros(256, dtype=np.int64)
     for c in range(6):
         # adj[a]: bit b set when v card a and w card b can ever be paired
         adj = np.zeros(4, dtype=np.int64)
@@ -115,38 +114,26 @@ def class_tables(deal, overlap):
                 direct = (DIRECT[pa] >> pb) & 1
                 if apart or (overlap and direct):
                     adj[a] |= 1 << b
-        full = 0
-        for k in range(CLASS_SLOTS):
-            if cpos[c, k] >= 0:
-                full |= 1 << k
+        # match[x]: largest matching within subset x, from smaller subsets: the lowest v card
+        # of x is either left unmatched or matched to one of its w cards in x
         for x in range(256):
-            if x & ~full:
-                continue
-            dp[:] = -1
-            dp[0] = 0
-            nv = 0
-            for a in range(4):
-                if not (x >> a) & 1:
-                    continue
-                nv += 1
-                new[:] = dp
-                for m in range(16):
-                    if dp[m] < 0:
-                        continue
-                    for b in range(4):
-                        if (adj[a] >> b) & 1 and (x >> (4 + b)) & 1 and not (m >> b) & 1:
-                            if dp[m] + 1 > new[m | (1 << b)]:
-                                new[m | (1 << b)] = dp[m] + 1
-                dp[:] = new
-            best = 0
-            for m in range(16):
-                best = max(best, dp[m])
-            nw = 0
-            for b in range(4):
-                nw += (x >> (4 + b)) & 1
-            cmoves[c, x] = nv + nw - best
-            cneed[c, x, 0] = nv - best
-            cneed[c, x, 1] = nw - best
+            if x & 0xF == 0:
+                match[x] = 0
+            else:
+                a = 0
+                while not (x >> a) & 1:
+                    a += 1
+                rest = x & ~(1 << a)
+                best = match[rest]
+                for b in range(4):
+                    if (adj[a] >> b) & 1 and (x >> (4 + b)) & 1:
+                        best = max(best, 1 + match[rest & ~(1 << (4 + b))])
+                match[x] = best
+            nv = popcount(x & 0xF)
+            nw = popcount(x >> 4)
+            cmoves[c, x] = nv + nw - match[x]
+            cneed[c, x, 0] = nv - match[x]
+            cneed[c, x, 1] = nw - match[x]
     return cpos, cmoves, cneed
 
 
