@@ -303,6 +303,8 @@ def _concrete_search(deal_tabs, start, recycles, overlap, stock_top_on, goal_all
                                                    path)
     if o != 1:
         return o, 0, expanded, table, n, grown
+    if max_states > 0 and expanded >= max_states:
+        return 2, 0, expanded, table, n, grown
     probes = 0
     prunes = 0
     stack = np.empty(free_base, dtype=np.uint64)
@@ -342,6 +344,8 @@ def _concrete_search(deal_tabs, start, recycles, overlap, stock_top_on, goal_all
                     prunes += 1
                     table, n, grown = _table_add(table, touched, n, grown, child, max_table)
                     continue
+                if max_states > 0 and expanded >= max_states:
+                    return 2, 0, expanded, table, n, grown
             expanded += 1
             depth += 1
             stack[depth] = child

@@ -340,12 +340,7 @@ def test_max_states_gives_unknown_never_a_wrong_verdict(preset):
     assert unknown > 0
 
 
-@pytest.mark.parametrize("preset", [
-    "standard",
-    pytest.param("msc", marks=pytest.mark.xfail(
-        strict=True, reason="solver/search.py: msc seed 626 with max_states=50 reports 51 "
-        "positions expanded (free relaxation + concrete search count one too many)")),
-])
+@pytest.mark.parametrize("preset", ["standard", "msc"])
 def test_max_states_bounds_the_positions_expanded(preset):
     rules = PRESETS[preset]
     deals = deals_from_seeds(np.arange(600, 640))
