@@ -6,10 +6,12 @@ first (``solver.search``: it proves lost deals far faster, and the length of its
 upper bound that keeps A* from storing longer lines), drives the A* kernel in slices (to check
 the clock and to enlarge its arrays), and turns the move list into steps.
 
-Memory: a stored position costs ``BYTES_PER_POSITION`` bytes at most (8 packed position, 4 parent,
-2 moves-so-far, up to 10.7 in the 3/4-full hash index, up to 8 for its queue entry), so the default
-cap ``DEFAULT_MAX_POSITIONS`` keeps a search near 1.5 GB at its largest (when the cap is reached
-the answer is "unknown" with the best lower bound, never a wrong one).
+Memory: a stored position costs about ``BYTES_PER_POSITION`` bytes (8 packed position, 4 parent,
+2 moves so far, 5.3 to 10.7 in the hash index of int32 slots kept at most 3/4 full, and 8 for a
+queue entry while it is open; the arrays grow by doubling, so up to twice that just after a
+growth), and the default cap ``DEFAULT_MAX_POSITIONS`` on stored positions keeps a search below
+about 1.5 GB (when a cap is reached the answer is "unknown" with the best lower bound proven,
+never a wrong one).
 """
 
 from __future__ import annotations
@@ -27,11 +29,12 @@ from solver.state import MAX_MOVES, PTR_MASK, REC_MASK, START
 from solver import optimal_kernel as K
 
 BYTES_PER_POSITION = 33
-"""Upper bound on the memory per stored position: keys 8 + parent 4 + g 2 + index <= 10.7 (int32
-slots, at most 3/4 full, doubling) + queue entry <= 8 (two int32, only while the position is open)."""
+"""Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
+<= 10.7 (int32 slots, at most 3/4 full) + queue entry 8 (two int32, while the position is open)."""
 DEFAULT_MAX_POSITIONS = 40_000_000
-"""Default cap on stored positions: 40 million x ~30 bytes, about 1.3 GB (1.5 GB with the brief
-overlap of old and new arrays while one grows)."""
+"""Default cap on stored positions: the node arrays stop at 40 million (560 MB), the index at 2**26
+slots (256 MB) and the queue entries at most 512 MB: about 1.3 GB, 1.5 GB with the brief overlap of
+old and new arrays while one grows."""
 DEFAULT_WINNABILITY_STATES = 3_000_000
 """The winnability search that runs first gets at most this many positions (it settles nearly
 every deal far below it); if it runs out, A* goes on without its upper bound."""

@@ -593,8 +593,9 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
                 regs[R_INCOMPLETE] = 1
                 continue
             if j < 0:
+                slot = -1 - j  # the empty slot the lookup stopped at
                 j = regs[R_NODES]
-                index[-1 - _find(index, keys, child)] = j
+                index[slot] = j
                 keys[j] = child
                 regs[R_NODES] += 1
             parent[j] = i
