@@ -27,12 +27,14 @@ from solver.rules import PRESETS, Rules
 from solver.search import Outcome
 from solver.state import pack_position
 
-# Seeds 0..199 whose plain BFS needs at most 400,000 positions (so the default run stays quick);
-# chosen by running the BFS, not by looking at the A* answers.
+# The first seeds (standard: of 0..368, msc: of 0..1193) whose plain BFS needs at most 400,000
+# positions, so that the default run stays quick; chosen by running the BFS alone. Those deals are
+# easier than most; the slow test below takes seeds 0..199 as they come.
 FAST_SEEDS = {
     "standard": [3, 21, 32, 41, 63, 66, 83, 125, 163, 170, 186, 193, 202, 229, 236, 250, 261, 278,
                  290, 291, 292, 307, 315, 333, 346, 349, 357, 361, 366, 368],
-    "msc": [32, 170],
+    "msc": [32, 170, 202, 229, 250, 291, 307, 315, 366, 368, 383, 498, 625, 668, 785, 813, 860,
+            864, 875, 876, 915, 1177, 1178, 1193],
 }
 BFS_CAP = 400_000
 
