@@ -24,7 +24,7 @@ from solver.layout import PYRAMID_CARDS
 from solver.optimal import OptimalWorkspace, solve_optimal
 from solver.replay import Position, replay, replay_from
 from solver.rules import PRESETS, Rules
-from solver.search import Outcome
+from solver.search import Outcome, solve_winnable
 from solver.state import pack_position
 
 # The first seeds (standard: of 0..368, msc: of 0..1193) whose plain BFS needs at most 400,000
@@ -82,18 +82,26 @@ def test_agrees_with_plain_bfs_on_seeded_deals(preset):
 @pytest.mark.slow
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_agrees_with_plain_bfs_on_200_seeds(preset):
+    """Seeds 0..199. A lost deal makes the plain BFS visit every reachable position, which for a
+    few deals is more than its cap (60 million); those are checked against the winnability
+    search instead, and at least 9 in 10 deals must get the BFS check."""
     rules = PRESETS[preset]
     ws = OptimalWorkspace.create()
+    by_bfs = 0
     for seed in range(200):
         deal = deal_from_seed(seed)
         expected, _ = bfs_shortest(deal, rules, max_states=60_000_000)
-        assert expected is not None, seed
         result = solve_optimal(deal, rules, workspace=ws)
+        if expected is None:
+            assert result.outcome == solve_winnable(deal, rules).outcome, seed
+            continue
+        by_bfs += 1
         if expected < 0:
             assert result.outcome == Outcome.LOST, seed
         else:
             assert result.moves == expected, seed
             check_solution(deal, rules, result)
+    assert by_bfs >= 180
 
 
 ENDGAMES = 12
