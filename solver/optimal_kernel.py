@@ -80,7 +80,8 @@ def class_tables(deal, overlap):
       covers the other, or, with overlap pairs, one covers the other directly): every other
       pyramid card of the class needs a move with a stock or waste card;
     * ``cneed[c, x, 0]``: stock/waste cards of value 13-v needed at least (``#v - M``), and
-      ``cneed[c, x, 1]`` those of value v (``#w - M``).
+      ``cneed[c, x, 1]`` those of value v (``#w - M``);
+    * ``csub``: lookup tables giving the six subsets of a pyramid mask at once (``_subsets``).
     """
     val = np.empty(PYRAMID_CARDS, dtype=np.int64)
     for p in range(PYRAMID_CARDS):
@@ -134,17 +135,26 @@ def class_tables(deal, overlap):
             cmoves[c, x] = nv + nw - match[x]
             cneed[c, x, 0] = nv - match[x]
             cneed[c, x, 1] = nw - match[x]
-    return cpos, cmoves, cneed
+    # csub[k, b]: the class subsets (8 bits per class, class c at bits 8c) of the pyramid cards
+    # at positions 7k .. 7k+6 given by the 7 bits b; OR-ing four lookups gives all six subsets
+    csub = np.zeros((4, 128), dtype=np.int64)
+    for c in range(6):
+        for k in range(CLASS_SLOTS):
+            p = cpos[c, k]
+            if p < 0:
+                continue
+            for b in range(128):
+                if (b >> (p % 7)) & 1:
+                    csub[p // 7, b] |= np.int64(1) << (8 * c + k)
+    return cpos, cmoves, cneed, csub
 
 
 @njit(cache=True)
-def _class_subset(pyr, cpos, c):
-    x = 0
-    for k in range(CLASS_SLOTS):
-        p = cpos[c, k]
-        if p >= 0 and (pyr >> np.uint64(p)) & _ONE:
-            x |= 1 << k
-    return x
+def _subsets(pyr, csub):
+    """The subsets of all six classes (class c in bits 8c .. 8c+7) of the pyramid mask ``pyr``."""
+    m = np.int64(pyr)
+    return (csub[0, m & 127] | csub[1, (m >> 7) & 127] | csub[2, (m >> 14) & 127]
+            | csub[3, (m >> 21) & 127])
 
 
 _FAR = 1 << 20
@@ -270,7 +280,7 @@ def _stock_moves(u, need, stock, sval, scr):
 
 
 @njit(cache=True)
-def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all,
+def bound(state, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, draw_term, goal_all,
           recycles, scr):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``.
 
@@ -303,8 +313,9 @@ def bound(state, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_ter
         if draw_term:
             h += popcount(region)
     spare = 0
+    subsets = _subsets(pyr, csub)
     for c in range(6):
-        x = _class_subset(pyr, cpos, c)
+        x = (subsets >> (8 * c)) & 255
         scr[_CLS + c] = x
         moves = cmoves[c, x]
         if goal_all:
@@ -479,7 +490,7 @@ def _push(head, e_node, e_next, regs, f, h, node):
 
 
 @njit(cache=True)
-def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on, goal_all,
+def astar_run(deal, cpos, cmoves, cneed, csub, start, recycles, overlap, stock_top_on, goal_all,
               max_states, budget, keys, parent, gs, index, e_node, e_next, head, regs):
     """Run the A* search for at most ``budget`` expansions; returns a status code (the module
     docstring lists them). ``regs`` holds the search's scalars between calls (all zero but
@@ -494,8 +505,8 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
         regs[R_STARTED] = 1
         if recycles < 0:
             start &= ~REC_MASK
-        h0 = bound(start, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term, goal_all,
-                   recycles, scr)
+        h0 = bound(start, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, draw_term,
+                   goal_all, recycles, scr)
         regs[R_H0] = h0
         regs[R_F] = h0
         if is_won(start, goal_all):
@@ -582,7 +593,7 @@ def astar_run(deal, cpos, cmoves, cneed, start, recycles, overlap, stock_top_on,
                 gj = np.int64(gs[j])
                 if gj & CLOSED or gj <= g1:
                     continue
-            hj = bound(child, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, draw_term,
+            hj = bound(child, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, draw_term,
                        goal_all, recycles, scr)
             if hj >= FAR_BOUND:
                 continue  # some card that must be used can no longer be reached: lost
@@ -638,9 +649,9 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
 
 
 @njit(cache=True)
-def start_bound(deal, cpos, cmoves, cneed, start, recycles, stock_top_on, goal_all):
+def start_bound(deal, cpos, cmoves, cneed, csub, start, recycles, stock_top_on, goal_all):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
     scr = np.zeros(SCRATCH, dtype=np.int64)
-    return bound(start, cpos, cmoves, cneed, val, vmask, sval, pkings, skings, not stock_top_on,
+    return bound(start, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, not stock_top_on,
                  goal_all, recycles, scr)
