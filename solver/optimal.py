@@ -108,10 +108,15 @@ class OptimalWorkspace:
         self.index = np.full(2 * len(self.index), -1, dtype=np.int32)
         K.rehash(self.index, self.keys, n_nodes)
 
-    def grow_entries(self) -> None:
-        new = 2 * len(self.e_node)
+    def grow_entries(self, limit: int) -> bool:
+        """Double the queue entries, up to ``limit`` + room for one expansion; False at the cap."""
+        n = len(self.e_node)
+        new = min(2 * n, limit + MAX_MOVES)
+        if new <= n:
+            return False
         self.e_node = _grown(self.e_node, new)
         self.e_next = _grown(self.e_next, new)
+        return True
 
 
 def _grown(a: np.ndarray, n: int) -> np.ndarray:
@@ -198,7 +203,8 @@ def solve_optimal(deal, rules: Rules = Rules(), start: int | None = None, max_st
         elif status == K.GROW_INDEX:
             ws.grow_index(int(regs[K.R_NODES]))
         elif status == K.GROW_ENTRIES:
-            ws.grow_entries()
+            if not ws.grow_entries(max_positions):
+                break
         elif status == K.PAUSED:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
