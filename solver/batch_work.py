@@ -9,9 +9,9 @@ ran it.
 Timing. Winnability runs as one numba call per chunk (``_decide_timed``) that reads the monotonic
 clock around every deal itself: ``_clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
 nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
-``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal; a Python loop with
-``time.perf_counter`` around a per-deal kernel call would cost ~20% of the throughput (see
-benchmarks/RESULTS.md). Minimum-move solving (``optimal``) is a Python call per deal anyway and is
+``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal, so the timed kernel
+runs as fast as the untimed one; a Python loop with ``time.perf_counter_ns`` around a per-deal
+kernel call measured 0-10% slower (benchmarks/RESULTS.md, "Batch scoring"). Minimum-move solving (``optimal``) is a Python call per deal anyway and is
 timed with ``time.perf_counter`` around it.
 """
 
