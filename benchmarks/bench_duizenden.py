@@ -11,7 +11,6 @@ Run: ``python benchmarks/bench_duizenden.py [--games N] [--rounds N] [--repeats 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from numba import njit
@@ -22,7 +21,7 @@ from solver.duizenden_play import (LOG_ROWS, SC_ENUM_CARDS, SC_ENUMS, SC_TURNS, 
                                    _play_round, new_work)
 from solver.rng import new_state, shuffle
 
-from common import machine, now_utc, write_section  # benchmarks/common.py, beside this script
+from common import machine, now_utc, timed, write_section  # benchmarks/common.py, beside this script
 
 SECTION = "## Duizenden"
 TARGET = 3_000
@@ -85,14 +84,6 @@ def _enumerations(hands, size):
     return total
 
 
-def timed(fn, repeats):
-    times = []
-    out = None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return np.array(times), out
 
 
 def main() -> None:

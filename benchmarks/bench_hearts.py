@@ -28,7 +28,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +35,7 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, write_section  # noqa: E402
+from benchmarks.common import machine, timed, write_section  # noqa: E402
 
 from solver.hearts import HeartsRules, play_games  # noqa: E402
 from solver.hearts_kernels import _new_trace, _play_deal  # noqa: E402
@@ -83,15 +82,6 @@ def _deals_only(seed, n_deals, n, deck, points, pass_offsets, lead_card, must_br
     return total, moons
 
 
-def repeat(fn, times):
-    """Run ``fn`` ``times`` times; the wall-clock seconds of each run and the last result."""
-    secs = []
-    out = None
-    for _ in range(times):
-        t0 = time.perf_counter()
-        out = fn()
-        secs.append(time.perf_counter() - t0)
-    return np.array(secs), out
 
 
 
@@ -150,7 +140,7 @@ def main() -> None:
     sim_rate = {}
     for game in presets:
         rules = HeartsRules(game, 4)
-        secs, (total, moons) = repeat(lambda: _deals_only(7, args.deals, *rules.kernel_args()),
+        secs, (total, moons) = timed(lambda: _deals_only(7, args.deals, *rules.kernel_args()),
                                       args.repeats)
         expected = (args.deals - moons) * rules.deal_total() + \
             (moons * rules.deal_total(moon=True) if moons else 0)
@@ -160,7 +150,7 @@ def main() -> None:
         rows.append((rules.preset.title, "deal kernel only", 4, args.deals, "-", secs))
         for p in (4, 3, 5, 6):
             r = HeartsRules(game, p)
-            secs, rec = repeat(lambda: play_games(r, args.games, 7, jobs=1), args.repeats)
+            secs, rec = timed(lambda: play_games(r, args.games, 7, jobs=1), args.repeats)
             deals = len(rec["shooter"])
             rows.append((rules.preset.title, "simulate, jobs=1", p, deals, args.games, secs))
             if p == 4:

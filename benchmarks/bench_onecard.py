@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, write_section  # noqa: E402
+from benchmarks.common import machine, timed, write_section  # noqa: E402
 
 from solver.onecard import OneCardRules  # noqa: E402
 from solver.onecard_sim import _new_round_buffers, _play_round, simulate_records  # noqa: E402
@@ -54,13 +53,6 @@ def _rounds_only(seed, n_rounds, n, deck, joker):
     return total
 
 
-def timed(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return np.array(times), out
 
 
 

@@ -41,3 +41,16 @@ def write_section(title: str, text: str) -> None:
     body = body.rstrip("\n") + "\n\n"
     new = pattern.sub(lambda _: body, old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + body
     RESULTS.write_text(new.rstrip("\n") + "\n")
+
+
+def timed(fn, repeats: int):
+    """Run ``fn`` ``repeats`` times: the wall-clock seconds of each run (array) and the last result."""
+    import time
+
+    secs = []
+    out = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        secs.append(time.perf_counter() - t0)
+    return np.array(secs), out
