@@ -107,9 +107,10 @@ def report(results: list[dict], command: str) -> str:
             lines.append(f"- standard peak memory {r['rss']:.0f} MB (target <= 2048 MB): {verdict}")
         lines.append(f"- {r['preset']} slowest deal: seed {r['worst'][1]}, "
                      f"{r['worst'][0]:.2f} s")
-    lines += ["", f"Memory: at most {BYTES_PER_POSITION} bytes per stored position; default cap "
-              f"{DEFAULT_MAX_POSITIONS:,} stored positions (about "
-              f"{DEFAULT_MAX_POSITIONS * BYTES_PER_POSITION / 1e9:.1f} GB at the most)."]
+    lines += ["", f"Memory: about {BYTES_PER_POSITION} bytes per stored position (see "
+              f"`solver/optimal.py`); default cap {DEFAULT_MAX_POSITIONS:,} stored positions "
+              f"(about {DEFAULT_MAX_POSITIONS * BYTES_PER_POSITION / 1e9:.1f} GB). Peak RSS is the "
+              f"benchmark process's high-water mark so far (it runs the presets in turn)."]
     return "\n".join(lines) + "\n"
 
 
