@@ -24,12 +24,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.deals import deal_from_seed  # noqa: E402
-from solver.optimal import BYTES_PER_POSITION, DEFAULT_MAX_POSITIONS, OptimalWorkspace, \
-    solve_optimal  # noqa: E402
-from solver.rules import PRESETS  # noqa: E402
-from solver.search import Outcome  # noqa: E402
+from benchmarks.common import machine, now_utc, write_section
+from solver.deals import deal_from_seed
+from solver.optimal import (
+    BYTES_PER_POSITION,
+    DEFAULT_MAX_POSITIONS,
+    OptimalWorkspace,
+    solve_optimal,
+)
+from solver.rules import PRESETS
+from solver.search import Outcome
 
 TITLE = "## Minimum-move solver"
 TARGETS = {"standard": {"median": 0.050, "p95": 1.0, "max": 10.0}, "msc": {"median": 0.020}}
@@ -78,11 +82,11 @@ def _stats(a: np.ndarray, scale: float = 1.0, fmt: str = "{:.1f}") -> str:
 def report(results: list[dict], command: str) -> str:
     lines = [TITLE, "",
              f"Command: `{command}` ({now_utc()}). Machine: {machine()}.", "",
-             "One core, one deal at a time after a warm-up; time per call of `solve_optimal` "
+             ("One core, one deal at a time after a warm-up; time per call of `solve_optimal` "
              "(winnability search first, then A*). Figures are median / p95 / max over the "
-             "winnable deals.", "",
-             "| rules | deals | winnable | ms per winnable deal | positions expanded | "
-             "solution moves | ms per lost deal (median / max) | unknown | peak RSS |",
+             "winnable deals."), "",
+             ("| rules | deals | winnable | ms per winnable deal | positions expanded | "
+             "solution moves | ms per lost deal (median / max) | unknown | peak RSS |"),
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in results:
         lost = "-" if len(r["lost_t"]) == 0 else \
@@ -107,10 +111,10 @@ def report(results: list[dict], command: str) -> str:
             lines.append(f"- standard peak memory {r['rss']:.0f} MB (target <= 2048 MB): {verdict}")
         lines.append(f"- {r['preset']} slowest deal: seed {r['worst'][1]}, "
                      f"{r['worst'][0]:.2f} s")
-    lines += ["", f"Memory: about {BYTES_PER_POSITION} bytes per stored position (see "
+    lines += ["", (f"Memory: about {BYTES_PER_POSITION} bytes per stored position (see "
               f"`solver/optimal.py`); default cap {DEFAULT_MAX_POSITIONS:,} stored positions "
               f"(about {DEFAULT_MAX_POSITIONS * BYTES_PER_POSITION / 1e9:.1f} GB). Peak RSS is the "
-              f"benchmark process's high-water mark so far (it runs the presets in turn)."]
+              f"benchmark process's high-water mark so far (it runs the presets in turn).")]
     return "\n".join(lines) + "\n"
 
 

@@ -9,12 +9,15 @@ import click
 
 from cli.common import InputError, echo_json, input_errors, json_option
 from cli.main import cli
+from solver.cards import split_tokens
 from solver.deals import deal_from_seed, draw_deal, format_deal, parse_deal
 from solver.layout import COL_OF, PYRAMID_CARDS, ROW_OF
-from solver.replay import Position, format_step, parse_solution, replay
+from solver.optimal import OptimalWorkspace, solve_optimal
+from solver.replay import Position, format_solution, format_step, parse_solution, replay
 from solver.rng import MAX_SEED
 from solver.rules import PRESETS, Rules, find_rules, parse_recycles
 from solver.search import Outcome, SolveResult, Workspace, solve_winnable
+from solver.state import pack_position
 
 EXIT_WON, EXIT_LOST, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -60,6 +63,42 @@ def deal_options(f):
     f = click.option("--seed", type=click.IntRange(0, MAX_SEED), default=None,
                      help="Deal number (0 .. 2**63-1).")(f)
     return f
+
+
+def search_limit_options(f):
+    """``--max-states N`` and ``--timeout SECONDS``: limits that end a search with "unknown"."""
+    f = click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+                     metavar="SECONDS",
+                     help="Stop the minimum-move search after this many seconds: outcome "
+                          "unknown (with a lower bound), exit 3.")(f)
+    f = click.option("--max-states", type=click.IntRange(min=0), default=0, show_default=True,
+                     help="Stop after this many positions (0 = no limit): outcome unknown, "
+                          "exit 3.")(f)
+    return f
+
+
+def after_option(f):
+    return click.option("--after", default=None, metavar="MOVES",
+                        help='Moves already played, e.g. "draw draw 6h+7c": work from the '
+                             'position they reach (checked by the replay checker).')(f)
+
+
+def position_after(deal, rules: Rules, after: str | None):
+    """``(position, packed start, steps)`` after the ``--after`` moves; ``(None, None, [])``
+    without them. An unreadable or illegal move is an ``InputError`` naming the step."""
+    if after is None:
+        return None, None, []
+    with input_errors("bad --after: "):
+        steps = parse_solution(after)
+    result = replay(deal, rules, steps)
+    if not result.ok:
+        token = split_tokens(after)[result.failed_step - 1]
+        raise InputError(f"bad --after: step {result.failed_step} {token!r} is illegal: "
+                         f"{result.reason}")
+    pos = result.position
+    start = pack_position(deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
+                          rules.recycles is not None)
+    return pos, start, steps
 
 
 def load_deals(seed: int | None, deal_text: str | None, deal_file) -> list[tuple[str, object]]:
@@ -163,27 +202,44 @@ def exit_code_for(outcomes) -> int:
 @cli.command()
 @deal_options
 @rules_options
-@click.option("--max-states", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Stop after this many positions (0 = no limit): outcome unknown, exit 3.")
+@click.option("--any", "any_line", is_flag=True,
+              help="Any winning line (the fast winnability search) instead of a minimum-move one.")
+@search_limit_options
+@after_option
 @json_option
-def solve(seed, deal_text, deal_file, rules, max_states, as_json) -> None:
-    """Settle a deal: can it be won, and how. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
+def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, after, as_json) -> None:
+    """Settle a deal: can it be won, and in how few moves (a minimum-move solution; --any for the
+    first one found). Exit 0 winnable, 1 not, 2 bad input, 3 unknown (limit reached)."""
     deals = load_deals(seed, deal_text, deal_file)
-    ws = Workspace.create(rules)
+    if after is not None and len(deals) != 1:
+        raise InputError(f"--after needs a single deal, the file holds {len(deals)}")
+    if any_line and timeout is not None:
+        raise InputError("--timeout limits the minimum-move search; with --any use --max-states")
+    ws = Workspace.create(rules) if any_line else OptimalWorkspace.create()
     outcomes = []
     for n, (label, deal) in enumerate(deals):
-        result = solve_winnable(deal, rules, max_states=max_states, workspace=ws)
+        pos, start, played = position_after(deal, rules, after)
+        if any_line:
+            result = solve_winnable(deal, rules, max_states=max_states, workspace=ws, start=start)
+        else:
+            result = solve_optimal(deal, rules, start=start, max_states=max_states,
+                                   timeout=timeout, workspace=ws)
         outcomes.append(result.outcome)
         if as_json:
-            echo_json(result_json(label, deal, rules, result))
+            doc = result_json(label, deal, rules, result)
+            if after is not None:
+                doc["after"] = [format_step(s) for s in played]
+            echo_json(doc)
             continue
         if n:
             click.echo()
         click.echo(f"{label.capitalize()} ({rules.describe()})")
         click.echo(draw_deal(deal))
+        if after is not None:
+            click.echo(f"After {len(played)} moves: {format_solution(played)}")
         click.echo(verdict_text(result))
         if result.solution:
-            click.echo("\n".join(describe_steps(deal, rules, result.solution)))
+            click.echo("\n".join(describe_steps(deal, rules, result.solution, pos)))
         click.echo(f"{result.states} positions explored in {result.seconds * 1000:.1f} ms.")
     sys.exit(exit_code_for(outcomes))
 
@@ -208,6 +264,43 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
     else:
         click.echo(result.message())
     sys.exit(EXIT_WON if result.ok and result.won else EXIT_LOST)
+
+
+@cli.command()
+@deal_options
+@rules_options
+@after_option
+@search_limit_options
+@json_option
+def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json) -> None:
+    """The next move of a shortest win from the deal's start (or after --after moves), and how
+    many moves that win takes. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
+    deal = load_one_deal(seed, deal_text, deal_file)
+    pos, start, played = position_after(deal, rules, after)
+    result = solve_optimal(deal, rules, start=start, max_states=max_states, timeout=timeout)
+    nxt = result.solution[0] if result.solution else None
+    if as_json:
+        doc = result_json("seed" if seed is not None else "deal", deal, rules, result)
+        doc.pop("solution")
+        doc.pop("moves")
+        doc.update({"after": [format_step(s) for s in played],
+                    "next": None if nxt is None else format_step(nxt),
+                    "moves_left": result.moves})
+        echo_json(doc)
+    elif result.outcome == Outcome.WON and nxt is None:
+        click.echo("The deal is already won.")
+    elif result.outcome == Outcome.WON:
+        line = describe_steps(deal, rules, [nxt], pos)[0].split(".", 1)[1].strip()
+        text = format_step(nxt)
+        note = line[len(text):].strip()
+        click.echo(f"Next move: {text:<8} {note}")
+        word = "move" if result.moves == 1 else "moves"
+        click.echo(f"{result.moves} {word} to win from here, this one included (the minimum).")
+    elif result.outcome == Outcome.LOST:
+        click.echo("This position can no longer be won.")
+    else:
+        click.echo(verdict_text(result))
+    sys.exit(exit_code_for([result.outcome]))
 
 
 def show_pyramid(seed, deal_text, as_json) -> None:

@@ -15,14 +15,34 @@ from numba import njit
 
 from solver.deals import check_deal
 from solver.layout import COVERED_BY, PYRAMID_CARDS
-from solver.rules import Rules
+from solver.rules import PRESETS, Rules
 from solver.search import _table_put, rule_args
-from solver.state import (AFTER_DRAW, DRAW, KING, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
-                          REC_MASK, START, _tables_kernel, apply_concrete, encode_move, is_won,
-                          lowest_bit_index, recycles_used, stock_top, uncovered_mask, waste_top)
+from solver.state import (
+    AFTER_DRAW,
+    DRAW,
+    KING,
+    MAX_MOVES,
+    NO_SLOT,
+    PAIR,
+    PYR_MASK,
+    REC_MASK,
+    RECYCLE,
+    START,
+    _tables_kernel,
+    apply_concrete,
+    encode_move,
+    is_won,
+    recycles_used,
+    stock_top,
+    uncovered_mask,
+    waste_top,
+)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+
+DEFAULT_RULES = PRESETS["standard"]
+"""The rules used when none are given (the rules file's defaults)."""
 
 
 @njit(cache=True)
@@ -118,7 +138,7 @@ def _bfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, tab
     return -1, stored
 
 
-def bfs_shortest(deal, rules: Rules = Rules(), start: int | None = None,
+def bfs_shortest(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
                  max_states: int = 2_000_000) -> tuple[int | None, int]:
     """Minimum number of moves to win ``deal`` from its start (or the packed ``start``) by plain
     breadth-first search: ``(moves, positions)``, moves -1 when the position cannot be won and

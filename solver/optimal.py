@@ -21,12 +21,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from solver.deals import check_deal
-from solver.rules import Rules
-from solver.search import (Outcome, SolveResult, Workspace, _concrete_step, max_depth, rule_args,
-                           solve_winnable)
-from solver.state import MAX_MOVES, PTR_MASK, REC_MASK, START
 from solver import optimal_kernel as K
+from solver.deals import check_deal
+from solver.rules import PRESETS, Rules
+from solver.search import (
+    Outcome,
+    SolveResult,
+    Workspace,
+    _concrete_step,
+    max_depth,
+    rule_args,
+    solve_winnable,
+)
+from solver.state import MAX_MOVES, PTR_MASK, REC_MASK, START
 
 BYTES_PER_POSITION = 33
 """Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
@@ -38,14 +45,17 @@ old and new arrays while one grows."""
 DEFAULT_WINNABILITY_STATES = 3_000_000
 """The winnability search that runs first gets at most this many positions (it settles nearly
 every deal far below it); if it runs out, A* goes on without its upper bound."""
-SLICE = 20_000
-"""Expansions per kernel call between clock checks."""
+SLICE = 5_000
+"""Expansions per kernel call between clock checks (a few milliseconds)."""
 MAX_F = 2048
 """Number of f-buckets; a line longer than this is never needed (G stays below 2**15 too)."""
 H_BUCKETS = 64
 """Bound values with a list of their own in each f-bucket (tie-breaking only)."""
 _INITIAL = 1 << 14
 _NO_BOUND = 1 << 40
+
+DEFAULT_RULES = PRESETS["standard"]
+"""The rules used when none are given (the rules file's defaults)."""
 
 
 @dataclass
@@ -62,7 +72,7 @@ class OptimalWorkspace:
     dfs: dict = field(default_factory=dict)
 
     @classmethod
-    def create(cls, capacity: int = _INITIAL) -> "OptimalWorkspace":
+    def create(cls, capacity: int = _INITIAL) -> OptimalWorkspace:
         capacity = max(int(capacity), 2 * MAX_MOVES)
         slots = 1 << (4 * capacity // 3).bit_length()
         return cls(keys=np.zeros(capacity, dtype=np.uint64),
@@ -142,7 +152,8 @@ def _check_start(start, rules: Rules) -> np.uint64:
     return np.uint64(s)
 
 
-def solve_optimal(deal, rules: Rules = Rules(), start: int | None = None, max_states: int = 0,
+def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
+                  max_states: int = 0,
                   timeout: float | None = None, workspace: OptimalWorkspace | None = None,
                   max_positions: int = DEFAULT_MAX_POSITIONS) -> SolveResult:
     """A minimum-move solution of ``deal`` under ``rules``, from its start or from the packed
@@ -156,7 +167,8 @@ def solve_optimal(deal, rules: Rules = Rules(), start: int | None = None, max_st
     """
     deal = check_deal(deal)
     if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be a solver.rules.Rules, not {type(rules).__name__}")
+        raise ValueError(  # noqa: TRY004 (the project's input errors are ValueErrors)
+            f"rules must be a solver.rules.Rules, not {type(rules).__name__}")
     if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) or max_states < 0:
         raise ValueError(f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}")
     if timeout is not None and not timeout > 0:

@@ -28,11 +28,33 @@ from solver.cards import RANK_OF
 from solver.layout import ABOVE, BELOW, DIRECT, PYRAMID_CARDS
 from solver.rng import mix64
 from solver.search import _dead, _dead_after
-from solver.state import (AFTER_DRAW, DRAW, KING, highest_bit_below, MAX_MOVES, NO_SLOT, PAIR, PYR_MASK, RECYCLE,
-                          REC_MASK, STOCK_MASK, STOCK_SHIFT, _push_pyramid_pairs, _push_with_card,
-                          _tables_kernel, apply_concrete, encode_move, gen_concrete, is_won,
-                          lowest_bit_index, pointer, recycles_used, stock_top, uncovered_mask,
-                          waste_top)
+from solver.state import (
+    AFTER_DRAW,
+    DRAW,
+    KING,
+    MAX_MOVES,
+    NO_SLOT,
+    PAIR,
+    PYR_MASK,
+    REC_MASK,
+    RECYCLE,
+    STOCK_MASK,
+    STOCK_SHIFT,
+    _push_pyramid_pairs,
+    _push_with_card,
+    _tables_kernel,
+    apply_concrete,
+    encode_move,
+    gen_concrete,
+    highest_bit_below,
+    is_won,
+    lowest_bit_index,
+    pointer,
+    recycles_used,
+    stock_top,
+    uncovered_mask,
+    waste_top,
+)
 
 CLOSED = 0x8000
 """Bit 15 of ``gs[i]``: node ``i`` has been expanded (its g-value is final)."""
@@ -583,8 +605,7 @@ def astar_run(deal, cpos, cmoves, cneed, csub, start, recycles, overlap, stock_t
                     regs[R_GOAL_LEN] = g1
                     regs[R_GOAL_PARENT] = i
                     regs[R_GOAL_MOVE] = m
-                    if regs[R_UB] > g1 - 1:
-                        regs[R_UB] = g1 - 1
+                    regs[R_UB] = min(regs[R_UB], g1 - 1)
                 continue
             if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
                 continue
@@ -621,7 +642,7 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
           out):
     """The moves from the start to the goal, into ``out``; returns their number. Each move is
     found again by generating the parent's moves and matching the child's packed position."""
-    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
+    val, pmates, _reach, sval, vmask, pkings, _skings = _tables_kernel(deal)
     chain = np.empty(len(out), dtype=np.int64)
     n = 0
     i = goal_parent
@@ -651,7 +672,7 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
 @njit(cache=True)
 def start_bound(deal, cpos, cmoves, cneed, csub, start, recycles, stock_top_on, goal_all):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
-    val, pmates, reach, sval, vmask, pkings, skings = _tables_kernel(deal)
+    val, _pmates, _reach, sval, vmask, pkings, skings = _tables_kernel(deal)
     scr = np.zeros(SCRATCH, dtype=np.int64)
     return bound(start, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, not stock_top_on,
                  goal_all, recycles, scr)
