@@ -191,7 +191,7 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     spent = first.states
     if first.outcome == Outcome.LOST:
         return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
-                           optimal=True, lower_bound=h0)
+                           optimal=True)
     upper = _NO_BOUND
     if first.outcome == Outcome.WON:
         upper = len(first.solution)
@@ -237,8 +237,7 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     if status == K.EXHAUSTED and not regs[K.R_INCOMPLETE]:
         if upper != _NO_BOUND:
             raise RuntimeError("minimum-move search exhausted below a known solution (a bug)")
-        return SolveResult(Outcome.LOST, states=states, seconds=seconds, optimal=True,
-                           lower_bound=h0)
+        return SolveResult(Outcome.LOST, states=states, seconds=seconds, optimal=True)
     lower = max(h0, int(regs[K.R_F]))
     if upper != _NO_BOUND:
         lower = min(lower, upper)

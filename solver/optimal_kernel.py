@@ -186,38 +186,59 @@ left, or only behind cards that can never go with no recycle left): the position
 the search drops it."""
 
 
-SCRATCH = 64
+SCRATCH = 96
 """Size of the int64 scratch array of ``bound``: [0, 14) pyramid partners per value, [16, 30)
-running counts per value, [32, 56) the cost of each stock card, [56, 62) the class subsets."""
-_CAP, _CNT, _COST, _CLS = 0, 16, 32, 56
+running counts per value, [32, 56) the cost of each stock card, [56, 62) the class subsets,
+[64, 78) stock/waste cards needed per value, [80, 86) the running clearing cost per class."""
+_CAP, _CNT, _COST, _CLS, _NEED, _TERM = 0, 16, 32, 56, 64, 80
 
 
 @njit(cache=True)
-def _add_card(scr, u):
-    """Count a stock card of value ``u`` into the running counts; 1 when no pyramid card is left
-    to pair with it (counted by value; kings never pair), else 0."""
-    extra = 1 if scr[_CNT + u] >= scr[_CAP + u] else 0
-    scr[_CNT + u] += 1
-    return extra
+def _reset_counts(scr):
+    scr[_CNT:_CNT + 14] = 0
+    scr[_TERM:_TERM + 6] = 0
 
 
 @njit(cache=True)
-def _clear_cost(n, unp, spare):
-    """Moves besides pyramid pairs to clear ``n`` stock/waste cards out of the way, ``unp`` of
-    which no pyramid card can pair with: each of those costs a move (draw, king, or a pair with
-    the other pile's top); the others may go in pairs with pyramid cards, but beyond the
-    ``spare`` such pairs the pyramid needs anyway, every two of them cost one more pyramid move
-    (a pyramid pair given up)."""
-    return unp + max(0, (n - unp - spare) // 2)
+def _value_parts(scr, t):
+    """For the counted cards of value ``t``: ``(U, P)``, those that no pyramid card can pair with
+    (counted by value) and those beyond the ``t``-cards the pyramid needs anyway that could."""
+    a = scr[_CNT + t]
+    x = max(0, a - scr[_NEED + t])
+    u = max(0, a - scr[_CAP + t])
+    return u, x - u
 
 
 @njit(cache=True)
-def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, spare, scr):
+def _add_card(scr, t):
+    """Count a stock/waste card of value ``t`` in the way; returns the change of the cost of
+    clearing the cards counted so far.
+
+    That cost, besides the pyramid part of ``bound``: a king costs a move; per class {v, w} the
+    cards that cannot pair with a pyramid card cost a move each (draw, or a pair with the other
+    pile's top), and of the others, beyond the cards of their value that the pyramid needs anyway,
+    each costs a move too or goes in a pair with a pyramid card; e such extra pairs of each value
+    of the class mean e pyramid pairs given up (e more pyramid moves), so the class costs
+    ``U_v + U_w + max(P_v, P_w)`` at least (``_value_parts``)."""
+    scr[_CNT + t] += 1
+    if t == 13:
+        return 1
+    c = min(t, 13 - t) - 1
+    uv, pv = _value_parts(scr, c + 1)
+    uw, pw = _value_parts(scr, 12 - c)
+    term = uv + uw + max(pv, pw)
+    d = term - scr[_TERM + c]
+    scr[_TERM + c] = term
+    return d
+
+
+@njit(cache=True)
+def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
     """``scr[_COST + i]``: the fewest moves besides the pyramid part of ``bound`` before stock card
-    ``i`` (in play) can be used.
+    ``i`` (in play) can be used (``scr[_NEED + t]`` must hold the t-cards needed).
 
     Stock top hidden: in the stock, a draw per in-play card down to it. Stock top available: the
-    cards above it cleared away (``_clear_cost``). In the waste, either the cards above it are
+    cards above it cleared away (``_add_card``). In the waste, either the cards above it are
     cleared away (stock top hidden: only kings and cards that pair with pyramid cards can go),
     or the waste is turned: the stock emptied (hidden: a draw per card; available: cleared),
     a recycle, then the cards before it cleared and (hidden) a draw for the card itself. With no
@@ -227,48 +248,46 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, spare, scr):
         scr[_CAP + v] = popcount(pyr & vmask[13 - v])
     scr[_CAP + 13] = 0
     # the stock, top (lowest index) first
-    scr[_CNT:_CNT + 14] = 0
+    _reset_counts(scr)
     y = region >> STOCK_SHIFT
     n = 0
-    unp = 0
+    total = 0
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
-        scr[_COST + i] = (n + 1) if hidden else _clear_cost(n, unp, spare)
+        scr[_COST + i] = (n + 1) if hidden else total
         n += 1
-        unp += _add_card(scr, val[PYRAMID_CARDS + i])
-    # the waste, bottom (lowest index) first: what lies before each card after a turn
-    scr[_CNT:_CNT + 14] = 0
+        total += _add_card(scr, val[PYRAMID_CARDS + i])
+    # the waste, bottom (lowest index) first: what lies before each card after a turn (with the
+    # stock top available, the stock's cards count in the same clearing)
+    if hidden:
+        _reset_counts(scr)
+        total = 0
     y = waste >> STOCK_SHIFT
-    nb = 0
-    ub = 0
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
         if not can_turn:
             scr[_COST + i] = _FAR
         elif hidden:
-            scr[_COST + i] = n + 2 + _clear_cost(nb, ub, spare)
+            scr[_COST + i] = n + 2 + total
         else:
-            scr[_COST + i] = 1 + _clear_cost(n + nb, unp + ub, spare)
-        nb += 1
-        ub += _add_card(scr, val[PYRAMID_CARDS + i])
+            scr[_COST + i] = 1 + total
+        total += _add_card(scr, val[PYRAMID_CARDS + i])
     # the waste, top first: what lies above each card
-    scr[_CNT:_CNT + 14] = 0
+    _reset_counts(scr)
     y = waste >> STOCK_SHIFT
-    na = 0
-    ua = 0
-    kings = 0
+    total = 0
+    hard = 0  # cards above that no pyramid card can pair with (kings aside)
     while y:
         i = highest_bit_below(y, 63)
         y &= ~(_ONE << np.uint64(i))
-        if not hidden or ua == kings:
-            scr[_COST + i] = min(scr[_COST + i], _clear_cost(na, ua, spare))
-        u = val[PYRAMID_CARDS + i]
-        na += 1
-        ua += _add_card(scr, u)
-        if u == 13:
-            kings += 1
+        if (not hidden or hard == 0) and total < scr[_COST + i]:
+            scr[_COST + i] = total
+        t = val[PYRAMID_CARDS + i]
+        if t != 13 and scr[_CNT + t] >= scr[_CAP + t]:
+            hard += 1
+        total += _add_card(scr, t)
 
 
 @njit(cache=True)
@@ -334,7 +353,6 @@ def bound(state, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, dr
         h += popcount(stock & skings)
         if draw_term:
             h += popcount(region)
-    spare = 0
     subsets = _subsets(pyr, csub)
     for c in range(6):
         x = (subsets >> (8 * c)) & 255
@@ -346,11 +364,12 @@ def bound(state, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, dr
             tw = popcount(pyr & _values_mask(cpos, c, 4, x)) + popcount(stock & sval[13 - v])
             moves = max(moves, max(tv, tw))
         h += moves
-        spare += cneed[c, x, 0] + cneed[c, x, 1]
+        scr[_NEED + 12 - c] = cneed[c, x, 0]
+        scr[_NEED + c + 1] = cneed[c, x, 1]
     if goal_all:
         return h
     can_turn = recycles < 0 or recycles_used(state) < recycles
-    _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, spare, scr)
+    _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, scr)
     depth = 0
     for c in range(6):
         x = scr[_CLS + c]
