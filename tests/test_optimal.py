@@ -15,8 +15,8 @@ import random
 
 import numpy as np
 import pytest
-
 from reference import LOST, endgame_position, reference_shortest_from
+
 from solver.bfs import bfs_shortest
 from solver.cards import card_rank, parse_card
 from solver.deals import deal_from_seed
