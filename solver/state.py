@@ -294,9 +294,12 @@ def _push_with_card(slot, unc, val, pmates_of_value, out, n):
 def gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out):
     """The legal moves of ``state`` under the concrete rules, into ``out``; returns their number.
 
-    ``recycles`` is the limit (-1 = unlimited). Moves that can never hurt come alone: an
-    uncovered pyramid king, a king on the waste or (stock top available) on the stock. Straight
-    after a draw or recycle, pyramid-only moves are left out (the partial-order reduction).
+    ``recycles`` is the limit (-1 = unlimited). Moves that can never hurt winnability come
+    alone: an uncovered pyramid king, a king on the waste or (stock top available) on the stock.
+    (Not so for move counts: the minimum-move search has its own generator, where a king on the
+    waste or stock top is only offered under goal "pyramid", as drawing over it can be shorter.)
+    Straight after a draw or recycle, pyramid-only moves are left out (the partial-order
+    reduction).
     """
     pyr = state & PYR_MASK
     unc = uncovered_mask(pyr)
