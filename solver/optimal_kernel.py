@@ -30,14 +30,12 @@ from solver.rng import mix64
 from solver.search import _dead, _dead_after
 from solver.state import (
     AFTER_DRAW,
-    DRAW,
     KING,
     MAX_MOVES,
     NO_SLOT,
     PAIR,
     PYR_MASK,
     REC_MASK,
-    RECYCLE,
     STOCK_MASK,
     STOCK_SHIFT,
     _push_pyramid_pairs,
@@ -54,6 +52,7 @@ from solver.state import (
     stock_top,
     uncovered_mask,
     waste_top,
+    push_draw_or_recycle,
 )
 
 CLOSED = 0x8000
@@ -432,7 +431,7 @@ def gen_optimal(state, val, pmates, vmask, sval, pkings, recycles, overlap, stoc
         if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
             out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
             n += 1
-    return _push_draw_or_recycle(state, w, s, recycles, out, n)
+    return push_draw_or_recycle(state, w, s, recycles, out, n)
 
 
 @njit(cache=True)
@@ -468,17 +467,6 @@ def _push_card_moves(slot, unc, val, vmask, out, n):
         out[n] = encode_move(KING, slot, NO_SLOT)
         return n + 1
     return _push_with_card(slot, unc, val, vmask[13 - v], out, n)
-
-
-@njit(cache=True)
-def _push_draw_or_recycle(state, w, s, recycles, out, n):
-    if s >= 0:
-        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
-        n += 1
-    elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
-        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
-        n += 1
-    return n
 
 
 @njit(cache=True)

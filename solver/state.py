@@ -291,6 +291,19 @@ def _push_with_card(slot, unc, val, pmates_of_value, out, n):
 
 
 @njit(cache=True)
+def push_draw_or_recycle(state, w, s, recycles, out, n):
+    """A draw while the stock (top ``s``) is not empty, else a recycle of a non-empty waste (top
+    ``w``) while recycles are left (``recycles`` = -1: unlimited)."""
+    if s >= 0:
+        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
+        n += 1
+    elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
+        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out):
     """The legal moves of ``state`` under the concrete rules, into ``out``; returns their number.
 
@@ -325,13 +338,7 @@ def gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top
         if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
             out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
             n += 1
-    if s >= 0:
-        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
-        n += 1
-    elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
-        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
-        n += 1
-    return n
+    return push_draw_or_recycle(state, w, s, recycles, out, n)
 
 
 @njit(cache=True)
