@@ -84,8 +84,6 @@ def _enumerations(hands, size):
     return total
 
 
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=3_000, help="games per simulation run")

@@ -82,9 +82,6 @@ def _deals_only(seed, n_deals, n, deck, points, pass_offsets, lead_card, must_br
     return total, moons
 
 
-
-
-
 def openspiel_python(arg: str | None) -> str | None:
     """The interpreter to run OpenSpiel in, or None if none is available."""
     candidates = [arg, os.environ.get("OPENSPIEL_PYTHON"), sys.executable]

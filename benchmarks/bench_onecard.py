@@ -53,9 +53,6 @@ def _rounds_only(seed, n_rounds, n, deck, joker):
     return total
 
 
-
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100_000, help="games per simulation run")

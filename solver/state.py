@@ -150,11 +150,6 @@ def value_masks(val):
     return vmask
 
 
-def build_tables(deal) -> tuple:
-    """Per-deal tables for the kernels (see ``_tables_kernel``)."""
-    return _tables_kernel(np.asarray(deal, dtype=np.int64))
-
-
 @njit(cache=True)
 def _tables_kernel(deal):
     """Per-deal tables:
