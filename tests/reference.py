@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
+from solver.cards import card_rank
 from solver.layout import COVER_MASK, PYRAMID_CARDS
 from solver.replay import Position
 from solver.rules import Rules
@@ -129,4 +130,33 @@ def endgame_position(deal, rules: Rules, seed: int, pyramid_left: int,
         raise ValueError(f"drawn must be 0..{stock_left}, not {drawn}")
     for _ in range(drawn):
         pos.waste.append(pos.stock.pop())
+    return pos
+
+
+def partner_endgame(deal, rules: Rules, seed: int, pyramid_left: int) -> Position:
+    """``endgame_position`` with a stock of partners: for each pyramid card left one of the deal's
+    stock cards that pair with it (if any), and two others (goal "pyramid") or a king and maybe a
+    pair of stock cards (goal "all"); all in deal order, a random
+    number of them already drawn onto the waste."""
+    rng = random.Random(seed)
+    pos = endgame_position(deal, rules, seed, pyramid_left, stock_left=0)
+    pool = [int(c) for c in deal[PYRAMID_CARDS:]]
+    keep: set = set()
+    if rules.goal == "pyramid":
+        keep |= set(rng.sample(pool, 2))
+    else:
+        # every stock card must go too: only partners of pyramid cards, kings, and (when the
+        # stock top is available) a pair of stock cards
+        keep |= set([c for c in pool if card_rank(c) == 13][:1])
+        pairs = [(a, b) for a in pool for b in pool if a < b and card_rank(a) + card_rank(b) == 13]
+        if rules.stock_top and pairs:
+            keep |= set(rng.choice(pairs))
+    for c in pos.pyramid_cards():
+        mates = [m for m in pool if card_rank(m) + card_rank(c) == 13 and m not in keep]
+        if mates:
+            keep.add(rng.choice(mates))
+    cards = [c for c in pool if c in keep]
+    drawn = rng.randint(0, len(cards))
+    pos.waste = cards[:drawn]
+    pos.stock = cards[drawn:][::-1]
     return pos

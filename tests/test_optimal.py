@@ -11,14 +11,13 @@
 from __future__ import annotations
 
 import itertools
-import random
 
 import numpy as np
 import pytest
-from reference import LOST, endgame_position, reference_shortest_from
+from reference import LOST, partner_endgame, reference_shortest_from
 
 from solver.bfs import bfs_shortest
-from solver.cards import card_rank, parse_card
+from solver.cards import parse_card
 from solver.deals import deal_from_seed
 from solver.layout import PYRAMID_CARDS
 from solver.optimal import OptimalWorkspace, solve_optimal
@@ -105,35 +104,6 @@ def test_agrees_with_plain_bfs_on_200_seeds(preset):
 
 
 ENDGAMES = 12
-
-
-def partner_endgame(deal, rules: Rules, seed: int, pyramid_left: int) -> Position:
-    """``endgame_position`` with a stock of partners: for each pyramid card left one of the deal's
-    stock cards that pair with it (if any), and two others (goal "pyramid") or a king and maybe a
-    pair of stock cards (goal "all"); all in deal order, a random
-    number of them already drawn onto the waste."""
-    rng = random.Random(seed)
-    pos = endgame_position(deal, rules, seed, pyramid_left, stock_left=0)
-    pool = [int(c) for c in deal[PYRAMID_CARDS:]]
-    keep: set = set()
-    if rules.goal == "pyramid":
-        keep |= set(rng.sample(pool, 2))
-    else:
-        # every stock card must go too: only partners of pyramid cards, kings, and (when the
-        # stock top is available) a pair of stock cards
-        keep |= set([c for c in pool if card_rank(c) == 13][:1])
-        pairs = [(a, b) for a in pool for b in pool if a < b and card_rank(a) + card_rank(b) == 13]
-        if rules.stock_top and pairs:
-            keep |= set(rng.choice(pairs))
-    for c in pos.pyramid_cards():
-        mates = [m for m in pool if card_rank(m) + card_rank(c) == 13 and m not in keep]
-        if mates:
-            keep.add(rng.choice(mates))
-    cards = [c for c in pool if c in keep]
-    drawn = rng.randint(0, len(cards))
-    pos.waste = cards[:drawn]
-    pos.stock = cards[drawn:][::-1]
-    return pos
 
 
 ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
