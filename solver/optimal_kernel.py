@@ -15,6 +15,8 @@ partial-order reduction of ``gen_concrete`` applies), with
   ``PAUSED`` after ``budget`` expansions, so the driver can check the clock (numba has no clock);
 * the admissible, consistent bound ``bound`` (see its docstring) and the dead-card pruning of
   ``solver.search`` (a position with a card that can never be removed has no solution);
+* the move generator ``gen_optimal``, which leaves out moves that a shortest solution never
+  needs (see its docstring);
 * an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
   f-value exceeds it are not stored.
 """
@@ -25,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from solver.cards import RANK_OF
-from solver.layout import ABOVE, BELOW, DIRECT, PYRAMID_CARDS
+from solver.layout import ABOVE, BELOW, COVER_MASK, COVERED_BY, DIRECT, PYRAMID_CARDS
 from solver.rng import mix64
 from solver.search import _dead, _dead_after
 from solver.state import (
@@ -90,6 +92,120 @@ CLASS_SLOTS = 8
 positions of its v cards, 4..7 those of its 13-v cards (-1 when fewer)."""
 
 
+def _pyramid_configs() -> np.ndarray:
+    """Every pyramid mask that play can reach (a card goes only once the cards covering it are
+    gone, so the cards left always include everything below a card left): 1430 of them (the
+    Catalan number C(8)), fewest cards first."""
+    full = (1 << PYRAMID_CARDS) - 1
+    seen = {full}
+    todo = [full]
+    while todo:
+        m = todo.pop()
+        for p in range(PYRAMID_CARDS):
+            if m >> p & 1 and not m & int(COVER_MASK[p]):
+                n = m & ~(1 << p)
+                if n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+    return np.array(sorted(seen, key=lambda m: (bin(m).count("1"), m)), dtype=np.int64)
+
+
+CONFIGS = _pyramid_configs()
+N_CONFIGS = len(CONFIGS)
+_CFG_BITS = 12
+_CFG_SHIFT = np.uint64(64 - _CFG_BITS)
+_CFG_MUL = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _config_index() -> tuple[np.ndarray, np.ndarray]:
+    """Open-addressing table (4096 slots) from a pyramid mask to its index in ``CONFIGS``."""
+    key = np.full(1 << _CFG_BITS, -1, dtype=np.int64)
+    ident = np.zeros(1 << _CFG_BITS, dtype=np.int64)
+    mask = (1 << _CFG_BITS) - 1
+    for i, m in enumerate(CONFIGS):
+        j = ((int(m) * int(_CFG_MUL)) & 0xFFFFFFFFFFFFFFFF) >> int(_CFG_SHIFT)
+        while key[j] >= 0:
+            j = (j + 1) & mask
+        key[j] = m
+        ident[j] = i
+    return key, ident
+
+
+CFG_KEY, CFG_ID = _config_index()
+
+
+@njit(cache=True)
+def config_id(pyr):
+    """Index in ``CONFIGS`` of the pyramid mask ``pyr``, or -1 when play cannot reach it (a mask
+    made up by hand, with a card left whose covered cards are gone)."""
+    m = np.int64(pyr)
+    j = np.int64((np.uint64(m) * _CFG_MUL) >> _CFG_SHIFT)
+    while True:
+        k = CFG_KEY[j]
+        if k == m:
+            return CFG_ID[j]
+        if k < 0:
+            return -1
+        j = (j + 1) & ((1 << _CFG_BITS) - 1)
+
+
+PYR_INF = 1000
+"""``pyramid_moves`` of a pyramid that can never be cleared, even with every stock card at hand."""
+
+
+@njit(cache=True)
+def pyramid_moves(deal, overlap):
+    """For each pyramid mask of ``CONFIGS``: the fewest moves that remove pyramid cards needed to
+    clear it, in a relaxed game where every stock card of the deal is always at hand (so any
+    uncovered card whose partner value is among the deal's 24 stock cards can go on its own).
+
+    Every real move that removes pyramid cards (a pair of uncovered cards, an overlap pair, a
+    king, a pair with a stock or waste card) is a move of the relaxed game, so this never
+    exceeds the real count, and one real move lowers it by at most one. Unlike the per-class
+    matching of ``class_tables`` it knows the order in which covering forces the cards out.
+    A pyramid that cannot be cleared even so gets ``PYR_INF``."""
+    val = np.empty(PYRAMID_CARDS, dtype=np.int64)
+    for p in range(PYRAMID_CARDS):
+        val[p] = RANK_OF[deal[p]]
+    in_stock = np.zeros(14, dtype=np.bool_)
+    for i in range(PYRAMID_CARDS, len(deal)):
+        in_stock[RANK_OF[deal[i]]] = True
+    dp = np.full(N_CONFIGS, PYR_INF, dtype=np.int64)
+    unc = np.empty(PYRAMID_CARDS, dtype=np.int64)
+    dp[0] = 0  # CONFIGS[0] is the empty pyramid
+    for k in range(1, N_CONFIGS):
+        m = CONFIGS[k]
+        nu = 0
+        for p in range(PYRAMID_CARDS):
+            if (m >> p) & 1 and not (m & COVER_MASK[p]):
+                unc[nu] = p
+                nu += 1
+        best = PYR_INF
+        for a in range(nu):
+            p = unc[a]
+            one = m & ~(np.int64(1) << p)
+            if val[p] == 13 or in_stock[13 - val[p]]:
+                best = min(best, 1 + dp[config_id(one)])
+            for b in range(a + 1, nu):
+                q = unc[b]
+                if val[p] + val[q] == 13:
+                    best = min(best, 1 + dp[config_id(one & ~(np.int64(1) << q))])
+        if overlap:
+            # a covered card whose one cover left is uncovered, paired with that cover
+            for p in range(PYRAMID_CARDS):
+                if not (m >> p) & 1 or COVERED_BY[p, 0] < 0:
+                    continue
+                for s in range(2):
+                    c = COVERED_BY[p, s]
+                    o = COVERED_BY[p, 1 - s]
+                    if (m >> c) & 1 and not (m & COVER_MASK[c]) and not (m >> o) & 1 \
+                            and val[p] + val[c] == 13:
+                        two = m & ~(np.int64(1) << p) & ~(np.int64(1) << c)
+                        best = min(best, 1 + dp[config_id(two)])
+        dp[k] = min(best, PYR_INF)
+    return dp
+
+
 @njit(cache=True)
 def class_tables(deal, overlap):
     """Per-deal tables of the pyramid part of ``bound``, for each class c (v = c + 1) and each
@@ -102,7 +218,8 @@ def class_tables(deal, overlap):
       pyramid card of the class needs a move with a stock or waste card;
     * ``cneed[c, x, 0]``: stock/waste cards of value 13-v needed at least (``#v - M``), and
       ``cneed[c, x, 1]`` those of value v (``#w - M``);
-    * ``csub``: lookup tables giving the six subsets of a pyramid mask at once (``_subsets``).
+    * ``csub``: lookup tables giving the six subsets of a pyramid mask at once (``_subsets``);
+    * ``cdp``: ``pyramid_moves`` by pyramid mask (index ``config_id``).
     """
     val = np.empty(PYRAMID_CARDS, dtype=np.int64)
     for p in range(PYRAMID_CARDS):
@@ -167,7 +284,7 @@ def class_tables(deal, overlap):
             for b in range(128):
                 if (b >> (p % 7)) & 1:
                     csub[p // 7, b] |= np.int64(1) << (8 * c + k)
-    return cpos, cmoves, cneed, csub
+    return cpos, cmoves, cneed, csub, pyramid_moves(deal, overlap)
 
 
 @njit(cache=True)
@@ -185,114 +302,134 @@ left, or only behind cards that can never go with no recycle left): the position
 the search drops it."""
 
 
-SCRATCH = 96
+SCRATCH = 128
 """Size of the int64 scratch array of ``bound``: [0, 14) pyramid partners per value, [16, 30)
 running counts per value, [32, 56) the cost of each stock card, [56, 62) the class subsets,
-[64, 78) stock/waste cards needed per value, [80, 86) the running clearing cost per class."""
-_CAP, _CNT, _COST, _CLS, _NEED, _TERM = 0, 16, 32, 56, 64, 80
+[64, 78) stock/waste cards needed per value, [96, 120) the plain cost of each stock card."""
+_CAP, _CNT, _COST, _CLS, _NEED, _PLAIN = 0, 16, 32, 56, 64, 96
 
 
 @njit(cache=True)
 def _reset_counts(scr):
-    scr[_CNT:_CNT + 14] = 0
-    scr[_TERM:_TERM + 6] = 0
-
-
-@njit(cache=True)
-def _value_parts(scr, t):
-    """For the counted cards of value ``t``: ``(U, P)``, those that no pyramid card can pair with
-    (counted by value) and those beyond the ``t``-cards the pyramid needs anyway that could."""
-    a = scr[_CNT + t]
-    x = max(0, a - scr[_NEED + t])
-    u = max(0, a - scr[_CAP + t])
-    return u, x - u
+    for t in range(14):
+        scr[_CNT + t] = 0
 
 
 @njit(cache=True)
 def _add_card(scr, t):
-    """Count a stock/waste card of value ``t`` in the way; returns the change of the cost of
-    clearing the cards counted so far.
+    """Count a stock/waste card of value ``t`` in the way; returns the changes ``(full, plain)``
+    of two costs of clearing the cards counted so far, both besides the moves that remove pyramid
+    cards.
 
-    That cost, besides the pyramid part of ``bound``: a king costs a move; per class {v, w} the
-    cards that cannot pair with a pyramid card cost a move each (draw, or a pair with the other
-    pile's top), and of the others, beyond the cards of their value that the pyramid needs anyway,
-    each costs a move too or goes in a pair with a pyramid card; e such extra pairs of each value
-    of the class mean e pyramid pairs given up (e more pyramid moves), so the class costs
-    ``U_v + U_w + max(P_v, P_w)`` at least (``_value_parts``)."""
-    scr[_CNT + t] += 1
+    Plain cost: a king costs a move, and so does every card beyond ``cap`` (the pyramid cards of
+    the partner value: no pyramid card is left to pair it with); the others may go with pyramid
+    cards.
+
+    Full cost, to add to the class-matching pyramid part only: of the cards within ``cap``, those
+    beyond the cards of their value that the pyramid needs anyway (``need``) cost a move too or
+    go in a pair with a pyramid card that the matching had paired inside the pyramid, and e such
+    extra pairs of each value of a class {v, w} mean e pyramid pairs given up (e more pyramid
+    moves). So with ``P_t`` the cards of value t between ``need`` and ``cap`` and ``U_t`` those
+    beyond ``cap``, the class costs ``U_v + U_w + max(P_v, P_w)`` at least. Counting one more
+    card changes that by 0 (within ``need``), 1 (beyond ``cap``), or 1 exactly when its ``P``
+    overtakes the partner value's."""
     if t == 13:
-        return 1
-    c = min(t, 13 - t) - 1
-    uv, pv = _value_parts(scr, c + 1)
-    uw, pw = _value_parts(scr, 12 - c)
-    term = uv + uw + max(pv, pw)
-    d = term - scr[_TERM + c]
-    scr[_TERM + c] = term
-    return d
+        return 1, 1
+    a = scr[_CNT + t] + 1
+    scr[_CNT + t] = a
+    need = scr[_NEED + t]
+    if a <= need:
+        return 0, 0
+    if a > scr[_CAP + t]:
+        return 1, 1
+    o = 13 - t
+    p_other = min(scr[_CNT + o], scr[_CAP + o]) - scr[_NEED + o]
+    return (1 if a - need > p_other else 0), 0
 
 
 @njit(cache=True)
 def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
-    """``scr[_COST + i]``: the fewest moves besides the pyramid part of ``bound`` before stock card
-    ``i`` (in play) can be used (``scr[_NEED + t]`` must hold the t-cards needed).
+    """``scr[_COST + i]`` and ``scr[_PLAIN + i]``: the fewest moves besides those that remove
+    pyramid cards before stock card ``i`` (in play) can be used, counting the cards in the way
+    at their full and plain cost (``_add_card``; ``scr[_NEED + t]`` must hold the t-cards
+    needed).
 
-    Stock top hidden: in the stock, a draw per in-play card down to it. Stock top available: the
-    cards above it cleared away (``_add_card``). In the waste, either the cards above it are
-    cleared away (stock top hidden: only kings and cards that pair with pyramid cards can go),
-    or the waste is turned: the stock emptied (hidden: a draw per card; available: cleared),
-    a recycle, then the cards before it cleared and (hidden) a draw for the card itself. With no
-    recycle left (``can_turn`` false) turning is impossible: a card that cannot be reached
-    otherwise gets ``_FAR``."""
+    Stock top hidden: in the stock, a draw per in-play card down to it (itself included). In the
+    waste, either the cards above it go first (only kings and cards that pair with pyramid cards
+    can), or the waste is turned: a draw per stock card, a recycle, then a draw per card before
+    it and one for itself (nothing leaves a hidden stock undrawn).
+
+    Stock top available: the cards above it cleared away (a card can also leave the stock or the
+    waste with the other pile's top). In the waste, either the cards above it cleared, or the
+    waste turned: the stock cleared, a recycle, the cards before it cleared.
+
+    With no recycle left (``can_turn`` false) a waste card that cannot be reached from the top
+    gets ``_FAR``."""
     for v in range(1, 13):
         scr[_CAP + v] = popcount(pyr & vmask[13 - v])
-    scr[_CAP + 13] = 0
-    # the stock, top (lowest index) first
     _reset_counts(scr)
+    # the stock, top (lowest index) first
     y = region >> STOCK_SHIFT
     n = 0
     total = 0
+    plain = 0
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
-        scr[_COST + i] = (n + 1) if hidden else total
         n += 1
-        total += _add_card(scr, val[PYRAMID_CARDS + i])
-    # the waste, bottom (lowest index) first: what lies before each card after a turn (with the
-    # stock top available, the stock's cards count in the same clearing)
-    if hidden:
-        _reset_counts(scr)
-        total = 0
+        if hidden:
+            scr[_COST + i] = n
+            scr[_PLAIN + i] = n
+        else:
+            scr[_COST + i] = total
+            scr[_PLAIN + i] = plain
+            d, dp = _add_card(scr, val[PYRAMID_CARDS + i])
+            total += d
+            plain += dp
+    if waste == _ZERO:
+        return
+    # the waste, bottom (lowest index) first: the waste turned (with the stock top available,
+    # the stock's cards count in the same clearing)
     y = waste >> STOCK_SHIFT
+    j = 0
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
+        j += 1
         if not can_turn:
             scr[_COST + i] = _FAR
+            scr[_PLAIN + i] = _FAR
         elif hidden:
-            scr[_COST + i] = n + 2 + total
+            scr[_COST + i] = n + 1 + j
+            scr[_PLAIN + i] = n + 1 + j
         else:
             scr[_COST + i] = 1 + total
-        total += _add_card(scr, val[PYRAMID_CARDS + i])
-    # the waste, top first: what lies above each card
+            scr[_PLAIN + i] = 1 + plain
+            d, dp = _add_card(scr, val[PYRAMID_CARDS + i])
+            total += d
+            plain += dp
+    # the waste, top first: the cards above each card cleared away
     _reset_counts(scr)
     y = waste >> STOCK_SHIFT
     total = 0
-    hard = 0  # cards above that no pyramid card can pair with (kings aside)
+    plain = 0
     while y:
         i = highest_bit_below(y, 63)
         y &= ~(_ONE << np.uint64(i))
-        if (not hidden or hard == 0) and total < scr[_COST + i]:
-            scr[_COST + i] = total
+        scr[_COST + i] = min(scr[_COST + i], total)
+        scr[_PLAIN + i] = min(scr[_PLAIN + i], plain)
         t = val[PYRAMID_CARDS + i]
-        if t != 13 and scr[_CNT + t] >= scr[_CAP + t]:
-            hard += 1
-        total += _add_card(scr, t)
+        if hidden and t != 13 and scr[_CNT + t] >= scr[_CAP + t]:
+            break  # no pyramid card left to pair it with, and the stock top is hidden: stuck
+        d, dp = _add_card(scr, t)
+        total += d
+        plain += dp
 
 
 @njit(cache=True)
-def _stock_moves(u, need, stock, sval, scr):
+def _stock_moves(u, need, stock, sval, scr, base):
     """Moves besides pyramid pairs needed to get ``need`` (1..4) u-cards of the stock and waste:
-    the ``need``-th cheapest of their costs (far off when there are fewer)."""
+    the ``need``-th cheapest of their costs ``scr[base + i]`` (far off when there are fewer)."""
     c0 = _FAR
     c1 = _FAR
     c2 = _FAR
@@ -301,7 +438,7 @@ def _stock_moves(u, need, stock, sval, scr):
     while y:
         i = lowest_bit_index(y)
         y &= y - _ONE
-        c = scr[_COST + i - PYRAMID_CARDS]
+        c = scr[base + i - PYRAMID_CARDS]
         if c < c3:
             c3 = c
             if c3 < c2:
@@ -320,27 +457,37 @@ def _stock_moves(u, need, stock, sval, scr):
 
 
 @njit(cache=True)
-def bound(state, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, draw_term, goal_all,
+def bound(state, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, skings, draw_term, goal_all,
           recycles, scr):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``.
 
-    Pyramid part: every pyramid king costs a move, and a class {v, 13-v} needs ``cmoves`` moves
-    at least (see ``class_tables``: the pyramid cards that cannot all be paired among themselves
-    each need a move with a stock or waste card). Goal "all" also counts, per class, the larger
-    number of cards in play of the two values (each pair removes one of each) and every king in
-    play.
+    It adds a lower bound on the moves that remove pyramid cards (pyramid part) to one on the
+    moves that remove none (draws, recycles, stock/waste kings, pairs of two stock/waste cards:
+    stock part), and under goal "pyramid" takes the larger of two such sums.
 
-    Stock part, goal "pyramid": for each value u, ``cneed`` u-cards of the stock and waste must
-    pair with pyramid cards; getting the k-th cheapest of them (``_card_cost``: draws, recycles,
-    kings and other moves that remove no pyramid card) costs at least that much; the part is the
-    largest such cost over the values (one pass through the stock serves them all). Goal "all"
-    with the stock top hidden: every card still in the stock needs a draw.
+    Class sum: every pyramid king costs a move, and a class {v, 13-v} needs ``cmoves`` moves at
+    least (see ``class_tables``: the pyramid cards that cannot all be paired among themselves each
+    need a move with a stock or waste card). Goal "all" also counts, per class, the larger number
+    of cards in play of the two values (each pair removes one of each) and every king in play,
+    and with the stock top hidden a draw for every card still in the stock; it stops there.
+    Goal "pyramid" adds the stock part at the *full* cost of ``_stock_costs``.
 
-    Consistent: a move lowers the bound by at most one. A pair lowers one class by at most one;
-    it takes away a card it used (a cheapest one, so the k-th cheapest of the rest with k one
-    smaller is the same card) and otherwise can only make cards harder to reach (fewer pyramid
-    partners for the cards in the way). A draw, a recycle, a king or a pair of two stock/waste
-    cards removes no pyramid card and lowers each card's cost by at most one.
+    Order sum (goal "pyramid"): ``pyramid_moves`` (the fewest pyramid-removing moves when the
+    covering order is respected and every stock card is at hand; never below the class count)
+    plus the stock part at the *plain* cost, which charges no pyramid pairs given up and so
+    can go with any pyramid part.
+
+    Stock part: for each value u, ``cneed`` u-cards of the stock and waste must pair with pyramid
+    cards (the class matching says so, whatever the pyramid part); getting the k-th cheapest of
+    them (``_stock_costs``) costs at least that much; the part is the largest such cost over the
+    values (one pass through the stock serves them all).
+
+    Consistent: a move lowers each sum by at most one. A move that removes pyramid cards lowers
+    ``pyramid_moves`` or one class by at most one; it takes away a stock or waste card it used (a
+    cheapest one, so the k-th cheapest of the rest with k one smaller is the same card) and
+    otherwise can only make cards harder to reach (fewer pyramid partners for the cards in the
+    way). A draw, a recycle, a king or a pair of two stock/waste cards removes no pyramid card
+    and lowers each card's cost by at most one. The tests check this move by move.
     """
     pyr = state & PYR_MASK
     stock = state & STOCK_MASK
@@ -353,6 +500,7 @@ def bound(state, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, dr
         if draw_term:
             h += popcount(region)
     subsets = _subsets(pyr, csub)
+    needed = 0
     for c in range(6):
         x = (subsets >> (8 * c)) & 255
         scr[_CLS + c] = x
@@ -365,19 +513,29 @@ def bound(state, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, dr
         h += moves
         scr[_NEED + 12 - c] = cneed[c, x, 0]
         scr[_NEED + c + 1] = cneed[c, x, 1]
+        needed += cneed[c, x, 0] + cneed[c, x, 1]
     if goal_all:
         return h
+    cid = config_id(pyr)
+    hdp = cdp[cid] if cid >= 0 else 0
+    if hdp >= PYR_INF:
+        return FAR_BOUND  # some pyramid card can never go, even with every stock card at hand
+    if needed == 0:
+        return max(h, hdp)
     can_turn = recycles < 0 or recycles_used(state) < recycles
     _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, scr)
     depth = 0
+    plain = 0
     for c in range(6):
         x = scr[_CLS + c]
         for side in range(2):
             need = cneed[c, x, side]
             if need > 0:
                 u = 12 - c if side == 0 else c + 1
-                depth = max(depth, _stock_moves(u, need, stock, sval, scr))
-    return h + min(depth, FAR_BOUND)
+                depth = max(depth, _stock_moves(u, need, stock, sval, scr, _COST))
+                if hdp > h:
+                    plain = max(plain, _stock_moves(u, need, stock, sval, scr, _PLAIN))
+    return max(h + min(depth, FAR_BOUND), hdp + min(plain, FAR_BOUND))
 
 
 @njit(cache=True)
@@ -519,7 +677,7 @@ def _push(head, e_node, e_next, regs, f, h, node):
 
 
 @njit(cache=True)
-def astar_run(deal, cpos, cmoves, cneed, csub, start, recycles, overlap, stock_top_on, goal_all,
+def astar_run(deal, cpos, cmoves, cneed, csub, cdp, start, recycles, overlap, stock_top_on, goal_all,
               max_states, budget, keys, parent, gs, index, e_node, e_next, head, regs):
     """Run the A* search for at most ``budget`` expansions; returns a status code (the module
     docstring lists them). ``regs`` holds the search's scalars between calls (all zero but
@@ -534,7 +692,7 @@ def astar_run(deal, cpos, cmoves, cneed, csub, start, recycles, overlap, stock_t
         regs[R_STARTED] = 1
         if recycles < 0:
             start &= ~REC_MASK
-        h0 = bound(start, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, draw_term,
+        h0 = bound(start, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, skings, draw_term,
                    goal_all, recycles, scr)
         regs[R_H0] = h0
         regs[R_F] = h0
@@ -621,7 +779,7 @@ def astar_run(deal, cpos, cmoves, cneed, csub, start, recycles, overlap, stock_t
                 gj = np.int64(gs[j])
                 if gj & CLOSED or gj <= g1:
                     continue
-            hj = bound(child, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, draw_term,
+            hj = bound(child, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, skings, draw_term,
                        goal_all, recycles, scr)
             if hj >= FAR_BOUND:
                 continue  # some card that must be used can no longer be reached: lost
@@ -677,9 +835,9 @@ def trace(deal, recycles, overlap, stock_top_on, goal_all, keys, parent, goal_pa
 
 
 @njit(cache=True)
-def start_bound(deal, cpos, cmoves, cneed, csub, start, recycles, stock_top_on, goal_all):
+def start_bound(deal, cpos, cmoves, cneed, csub, cdp, start, recycles, stock_top_on, goal_all):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     val, _pmates, _reach, sval, vmask, pkings, skings = _tables_kernel(deal)
     scr = np.zeros(SCRATCH, dtype=np.int64)
-    return bound(start, cpos, cmoves, cneed, csub, val, vmask, sval, pkings, skings, not stock_top_on,
+    return bound(start, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, skings, not stock_top_on,
                  goal_all, recycles, scr)
