@@ -560,6 +560,10 @@ def gen_optimal(state, val, pmates, vmask, sval, pkings, recycles, overlap, stoc
     be better). An uncovered pyramid king is still removed alone: it must go, it covers nothing
     that its removal could hide, and removing it earlier keeps every later move legal.
 
+    With the stock top available, a king on the stock top is never drawn: removing it costs the
+    same one move and leaves a position at least as good (whatever follows the draw works without
+    the king, minus the moves that drew it again or removed it).
+
     Both goals: a *last partner* pair is also played alone: an uncovered pyramid card whose
     value's partners in play (pyramid, stock and waste) come down to one card, available now.
     Every win removes that pair together some time, and removing two cards earlier keeps every
@@ -589,6 +593,8 @@ def gen_optimal(state, val, pmates, vmask, sval, pkings, recycles, overlap, stoc
         if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
             out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
             n += 1
+        if val[PYRAMID_CARDS + s] == 13:
+            return n  # removing the king (offered above) beats drawing it: no draw
     return push_draw_or_recycle(state, w, s, recycles, out, n)
 
 

@@ -171,6 +171,26 @@ def test_waste_king_is_optional_for_goal_pyramid(goal, moves):
     check_solution(deal, rules, result, pos)
 
 
+@pytest.mark.parametrize("drawn,moves", [(False, 2), (True, 1)])
+def test_stock_top_king_is_removed_not_drawn(drawn, moves):
+    """Stock top available, pyramid: one 6 left. Stock: a king over a 7 (the search never draws
+    the king: removing it is as cheap and leaves less in the way), or the 7 already on the waste
+    and the king on the stock, where the win needs no king move at all."""
+    order = ["7c", "Kd"] if drawn else ["Kd", "7c"]
+    deal = _deal_with("6h", order)
+    rules = Rules(stock_top=True)
+    pos = Position(deal, rules)
+    pos.present = 1 << (PYRAMID_CARDS - 1)
+    first, second = int(deal[PYRAMID_CARDS]), int(deal[PYRAMID_CARDS + 1])
+    pos.waste = [first] if drawn else []
+    pos.stock = [second] if drawn else [second, first]
+    result = solve_optimal(deal, rules, start=packed(pos))
+    assert result.moves == moves == reference_shortest_from(pos)
+    if not drawn:
+        assert [s[0] for s in result.solution] == ["king", "pair"]
+    check_solution(deal, rules, result, pos)
+
+
 @pytest.mark.parametrize("preset,seed", [("standard", 1), ("msc", 12)])
 def test_suffix_of_a_shortest_solution_is_shortest(preset, seed):
     """Solving from the position after k moves of a minimum solution takes the remaining moves."""
