@@ -302,24 +302,24 @@ left, or only behind cards that can never go with no recycle left): the position
 the search drops it."""
 
 
-SCRATCH = 128
-"""Size of the int64 scratch array of ``bound``: [0, 14) pyramid partners per value, [16, 30)
-running counts per value, [32, 56) the cost of each stock card, [56, 62) the class subsets,
-[64, 78) stock/waste cards needed per value, [96, 120) the plain cost of each stock card."""
-_CAP, _CNT, _COST, _CLS, _NEED, _PLAIN = 0, 16, 32, 56, 64, 96
+SCRATCH = 64
+"""Size of the int64 scratch array of ``bound``: [0, 24) the full cost of each stock card,
+[24, 30) the class subsets, [32, 56) the plain cost of each stock card."""
+_COST, _CLS, _PLAIN = 0, 24, 32
 
 
 @njit(cache=True)
-def _reset_counts(scr):
-    for t in range(14):
-        scr[_CNT + t] = 0
+def _nibble(word, t):
+    """The 4-bit count of value ``t`` in a word of 14 such counts (value t at bits 4t..4t+3)."""
+    return (word >> (4 * t)) & 15
 
 
 @njit(cache=True)
-def _add_card(scr, t):
-    """Count a stock/waste card of value ``t`` in the way; returns the changes ``(full, plain)``
-    of two costs of clearing the cards counted so far, both besides the moves that remove pyramid
-    cards.
+def _add_card(cnt, need, cap, t):
+    """Count a stock/waste card of value ``t`` in the way; returns ``(cnt, full, plain)``: the
+    counts per value with it (``cnt``, ``need`` and ``cap`` are words of 4-bit counts,
+    ``_nibble``) and the changes of two costs of clearing the cards counted so far, both besides
+    the moves that remove pyramid cards.
 
     Plain cost: a king costs a move, and so does every card beyond ``cap`` (the pyramid cards of
     the partner value: no pyramid card is left to pair it with); the others may go with pyramid
@@ -334,25 +334,24 @@ def _add_card(scr, t):
     card changes that by 0 (within ``need``), 1 (beyond ``cap``), or 1 exactly when its ``P``
     overtakes the partner value's."""
     if t == 13:
-        return 1, 1
-    a = scr[_CNT + t] + 1
-    scr[_CNT + t] = a
-    need = scr[_NEED + t]
-    if a <= need:
-        return 0, 0
-    if a > scr[_CAP + t]:
-        return 1, 1
+        return cnt, 1, 1
+    cnt += np.int64(1) << (4 * t)
+    a = _nibble(cnt, t)
+    nd = _nibble(need, t)
+    if a <= nd:
+        return cnt, 0, 0
+    if a > _nibble(cap, t):
+        return cnt, 1, 1
     o = 13 - t
-    p_other = min(scr[_CNT + o], scr[_CAP + o]) - scr[_NEED + o]
-    return (1 if a - need > p_other else 0), 0
+    p_other = min(_nibble(cnt, o), _nibble(cap, o)) - _nibble(need, o)
+    return cnt, (1 if a - nd > p_other else 0), 0
 
 
 @njit(cache=True)
-def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
+def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, need, scr):
     """``scr[_COST + i]`` and ``scr[_PLAIN + i]``: the fewest moves besides those that remove
     pyramid cards before stock card ``i`` (in play) can be used, counting the cards in the way
-    at their full and plain cost (``_add_card``; ``scr[_NEED + t]`` must hold the t-cards
-    needed).
+    at their full and plain cost (``_add_card``; ``need`` holds the t-cards needed).
 
     Stock top hidden: in the stock, a draw per in-play card down to it (itself included). In the
     waste, either the cards above it go first (only kings and cards that pair with pyramid cards
@@ -365,9 +364,10 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
 
     With no recycle left (``can_turn`` false) a waste card that cannot be reached from the top
     gets ``_FAR``."""
+    cap = np.int64(0)
     for v in range(1, 13):
-        scr[_CAP + v] = popcount(pyr & vmask[13 - v])
-    _reset_counts(scr)
+        cap |= popcount(pyr & vmask[13 - v]) << (4 * v)
+    cnt = np.int64(0)
     # the stock, top (lowest index) first
     y = region >> STOCK_SHIFT
     n = 0
@@ -383,7 +383,7 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
         else:
             scr[_COST + i] = total
             scr[_PLAIN + i] = plain
-            d, dp = _add_card(scr, val[PYRAMID_CARDS + i])
+            cnt, d, dp = _add_card(cnt, need, cap, val[PYRAMID_CARDS + i])
             total += d
             plain += dp
     if waste == _ZERO:
@@ -405,11 +405,11 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
         else:
             scr[_COST + i] = 1 + total
             scr[_PLAIN + i] = 1 + plain
-            d, dp = _add_card(scr, val[PYRAMID_CARDS + i])
+            cnt, d, dp = _add_card(cnt, need, cap, val[PYRAMID_CARDS + i])
             total += d
             plain += dp
     # the waste, top first: the cards above each card cleared away
-    _reset_counts(scr)
+    cnt = np.int64(0)
     y = waste >> STOCK_SHIFT
     total = 0
     plain = 0
@@ -419,9 +419,9 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, scr):
         scr[_COST + i] = min(scr[_COST + i], total)
         scr[_PLAIN + i] = min(scr[_PLAIN + i], plain)
         t = val[PYRAMID_CARDS + i]
-        if hidden and t != 13 and scr[_CNT + t] >= scr[_CAP + t]:
+        if hidden and t != 13 and _nibble(cnt, t) >= _nibble(cap, t):
             break  # no pyramid card left to pair it with, and the stock top is hidden: stuck
-        d, dp = _add_card(scr, t)
+        cnt, d, dp = _add_card(cnt, need, cap, t)
         total += d
         plain += dp
 
@@ -501,6 +501,7 @@ def bound(state, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, sking
             h += popcount(region)
     subsets = _subsets(pyr, csub)
     needed = 0
+    needw = np.int64(0)
     for c in range(6):
         x = (subsets >> (8 * c)) & 255
         scr[_CLS + c] = x
@@ -511,8 +512,7 @@ def bound(state, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, sking
             tw = popcount(pyr & _values_mask(cpos, c, 4, x)) + popcount(stock & sval[13 - v])
             moves = max(moves, max(tv, tw))
         h += moves
-        scr[_NEED + 12 - c] = cneed[c, x, 0]
-        scr[_NEED + c + 1] = cneed[c, x, 1]
+        needw |= (cneed[c, x, 0] << (4 * (12 - c))) | (cneed[c, x, 1] << (4 * (c + 1)))
         needed += cneed[c, x, 0] + cneed[c, x, 1]
     if goal_all:
         return h
@@ -523,7 +523,7 @@ def bound(state, cpos, cmoves, cneed, csub, cdp, val, vmask, sval, pkings, sking
     if needed == 0:
         return max(h, hdp)
     can_turn = recycles < 0 or recycles_used(state) < recycles
-    _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, scr)
+    _stock_costs(waste, region, pyr, vmask, val, draw_term, can_turn, needw, scr)
     depth = 0
     plain = 0
     for c in range(6):
