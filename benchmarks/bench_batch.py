@@ -171,7 +171,7 @@ def main() -> None:
     lines = [
         "Command: `python benchmarks/bench_batch.py "
         f"--deals {a.deals} --timing-deals {a.timing_deals} --optimal-deals {a.optimal_deals}`",
-        f"Machine: {machine()}; {now_utc()}.",
+        f"Machine: {machine(own=jobs)}; {now_utc()}.",
         "",
         f"Timing each deal (one process, seeds 0..{a.timing_deals - 1}, default rules, best of "
         f"{ROUNDS} interleaved rounds):",

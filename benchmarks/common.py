@@ -14,8 +14,9 @@ import numpy as np
 RESULTS = Path(__file__).with_name("RESULTS.md")
 
 
-def machine() -> str:
-    """Cores, CPU model, Python/numba/numpy versions and the load average (noting a busy machine)."""
+def machine(own: int = 1) -> str:
+    """Cores, CPU model, Python/numba/numpy versions and the load average, noting a busy machine:
+    one whose load is above the ``own`` busy processes of the benchmark itself."""
     cpu = "unknown"
     try:
         m = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text())
@@ -25,8 +26,10 @@ def machine() -> str:
     load = os.getloadavg()
     return (f"{os.cpu_count()} cores (nproc), CPU {cpu}, Python {platform.python_version()}, "
             f"numba {numba.__version__}, numpy {np.__version__}; load average at the end "
-            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}"
-            + (" (taken under load: other processes were running)" if load[0] > 0.5 else ""))
+            f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}, the benchmark's own {own} busy "
+            f"process{'es' if own > 1 else ''} included"
+            + (" (taken under load: other processes were running)" if load[0] > own + 0.5
+               else ""))
 
 
 def now_utc() -> str:
