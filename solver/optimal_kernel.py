@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from solver.cards import RANK_OF
-from solver.layout import ABOVE, BELOW, COVER_MASK, COVERED_BY, DIRECT, PYRAMID_CARDS
+from solver.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
 from solver.rng import mix64
 from solver.search import _dead, _dead_after
 from solver.state import (
@@ -49,6 +49,8 @@ from solver.state import (
     highest_bit_below,
     is_won,
     lowest_bit_index,
+    move_a,
+    move_b,
     pointer,
     recycles_used,
     stock_top,
@@ -164,44 +166,24 @@ def pyramid_moves(deal, overlap):
     exceeds the real count, and one real move lowers it by at most one. Unlike the per-class
     matching of ``class_tables`` it knows the order in which covering forces the cards out.
     A pyramid that cannot be cleared even so gets ``PYR_INF``."""
-    val = np.empty(PYRAMID_CARDS, dtype=np.int64)
-    for p in range(PYRAMID_CARDS):
-        val[p] = RANK_OF[deal[p]]
-    in_stock = np.zeros(14, dtype=np.bool_)
-    for i in range(PYRAMID_CARDS, len(deal)):
-        in_stock[RANK_OF[deal[i]]] = True
+    val, pmates, _reach, sval, _vmask, _pkings, _skings = _tables_kernel(deal)
     dp = np.full(N_CONFIGS, PYR_INF, dtype=np.int64)
-    unc = np.empty(PYRAMID_CARDS, dtype=np.int64)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
     dp[0] = 0  # CONFIGS[0] is the empty pyramid
     for k in range(1, N_CONFIGS):
-        m = CONFIGS[k]
-        nu = 0
-        for p in range(PYRAMID_CARDS):
-            if (m >> p) & 1 and not (m & COVER_MASK[p]):
-                unc[nu] = p
-                nu += 1
+        m = np.uint64(CONFIGS[k])
+        unc = uncovered_mask(m)
         best = PYR_INF
-        for a in range(nu):
-            p = unc[a]
-            one = m & ~(np.int64(1) << p)
-            if val[p] == 13 or in_stock[13 - val[p]]:
-                best = min(best, 1 + dp[config_id(one)])
-            for b in range(a + 1, nu):
-                q = unc[b]
-                if val[p] + val[q] == 13:
-                    best = min(best, 1 + dp[config_id(one & ~(np.int64(1) << q))])
-        if overlap:
-            # a covered card whose one cover left is uncovered, paired with that cover
-            for p in range(PYRAMID_CARDS):
-                if not (m >> p) & 1 or COVERED_BY[p, 0] < 0:
-                    continue
-                for s in range(2):
-                    c = COVERED_BY[p, s]
-                    o = COVERED_BY[p, 1 - s]
-                    if (m >> c) & 1 and not (m & COVER_MASK[c]) and not (m >> o) & 1 \
-                            and val[p] + val[c] == 13:
-                        two = m & ~(np.int64(1) << p) & ~(np.int64(1) << c)
-                        best = min(best, 1 + dp[config_id(two)])
+        u = unc
+        while u:  # one card alone: a king, or with a stock card
+            p = lowest_bit_index(u)
+            u &= u - _ONE
+            if val[p] == 13 or sval[13 - val[p]]:
+                best = min(best, 1 + dp[config_id(m & ~(_ONE << np.uint64(p)))])
+        n = _push_pyramid_pairs(m, unc, val, pmates, moves, 0, overlap)
+        for q in range(n):
+            two = m & ~(_ONE << np.uint64(move_a(moves[q]))) & ~(_ONE << np.uint64(move_b(moves[q])))
+            best = min(best, 1 + dp[config_id(two)])
         dp[k] = min(best, PYR_INF)
     return dp
 
