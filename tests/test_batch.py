@@ -190,7 +190,6 @@ def test_resume_refuses_a_changed_deal_file(tmp_path, monkeypatch):
 
 
 def test_parquet_output_matches_csv(tmp_path):
-    pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
     run_batch(plan_batch(SeedSource(40, 640), str(tmp_path / "r.csv"), chunk=250), jobs=1,

@@ -221,7 +221,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_finished_chunks(tmp_path):
 
 
 def test_dask_cluster_gives_the_same_rows(tmp_path):
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     local = tmp_path / "local.csv"
     assert run("batch", "--seeds", "0:3000", "--chunk", 400, "-j", 1, "-q", "-o", local).exit_code == 0
     remote = tmp_path / "dask.csv"
@@ -236,7 +237,6 @@ def test_dask_cluster_gives_the_same_rows(tmp_path):
 
 
 def test_unreachable_scheduler_is_one_line(tmp_path):
-    pytest.importorskip("distributed")
     import dask
 
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
@@ -246,7 +246,8 @@ def test_unreachable_scheduler_is_one_line(tmp_path):
 
 
 def test_optimal_rows_are_minimum_moves(tmp_path):
-    optimal = pytest.importorskip("solver.optimal")
+    from solver import optimal
+
     out = tmp_path / "o.csv"
     r = run("batch", "--seeds", "0:6", "--optimal", "-j", 1, "-q", "-o", out)
     assert r.exit_code == 0, r.stderr
