@@ -10,7 +10,7 @@ from cli.main import show, simulate
 from solver.cards import format_card
 from solver.onecard import MAX_BID, UPTOWN_STRENGTH, OneCardRules
 from solver.onecard_sim import RoundLog, first_round, simulate as run_sim
-from solver.stats import fmt_mean, fmt_p
+from solver.stats import fmt_figure, fmt_mean, fmt_p
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
@@ -46,7 +46,7 @@ def simulate_text(res: dict) -> str:
                      f"{fmt_p(s['bid_made'])}")
     lines += ["", f"Bidder makes the bid:     {fmt_p(res['bid_made'])}  "
                   f"({res['bid_made']['n']} rounds with a bid)"]
-    by_bid = [f"{b}: {d['p']:.3f} (n {d['n']})" for b, d in res["bid_made_by_bid"].items()]
+    by_bid = [f"{b}: {fmt_figure(d['p'], 3)} (n {d['n']})" for b, d in res["bid_made_by_bid"].items()]
     lines.append("  by winning bid:  " + ", ".join(by_bid[:5]))
     lines.append("                   " + ", ".join(by_bid[5:]))
     lines += [f"Winning bid:              {fmt_mean(res['winning_bid'])}",

@@ -9,25 +9,38 @@ import numpy as np
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
 
+NOT_AVAILABLE = "n/a"
+"""What a text report prints for a figure with nothing counted behind it (n = 0)."""
+
 
 def wilson(successes: int, trials: int, z: float = Z95) -> dict:
-    """Proportion with its Wilson score interval: ``{"p", "lo", "hi", "n"}`` (all 0 when n = 0)."""
+    """Proportion with its Wilson score interval: ``{"p", "lo", "hi", "n"}``.
+
+    With no trials there is no rate: ``p``, ``lo`` and ``hi`` are None (null in JSON) and n is 0.
+    """
     if trials <= 0:
-        return {"p": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
+        return {"p": None, "lo": None, "hi": None, "n": 0}
     p = successes / trials
     z2 = z * z
     denom = 1 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
-    return {"p": p, "lo": max(0.0, centre - half), "hi": min(1.0, centre + half), "n": int(trials)}
+    # The interval's ends are exactly 0 and 1 when nothing (everything) succeeded; rounding
+    # would otherwise leave a stray 5.6e-17 in the JSON.
+    lo = 0.0 if successes <= 0 else max(0.0, centre - half)
+    hi = 1.0 if successes >= trials else min(1.0, centre + half)
+    return {"p": p, "lo": lo, "hi": hi, "n": int(trials)}
 
 
 def mean_ci(values, z: float = Z95) -> dict:
-    """Mean with a normal-approximation interval ``mean +- z * sd / sqrt(n)``."""
+    """Mean with a normal-approximation interval ``mean +- z * sd / sqrt(n)``.
+
+    With no values there is no mean: ``mean``, ``lo`` and ``hi`` are None and n is 0.
+    """
     x = np.asarray(values, dtype=np.float64)
     n = x.size
     if n == 0:
-        return {"mean": 0.0, "lo": 0.0, "hi": 0.0, "n": 0}
+        return {"mean": None, "lo": None, "hi": None, "n": 0}
     m = float(x.mean())
     half = z * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
     return {"mean": m, "lo": m - half, "hi": m + half, "n": int(n)}
@@ -56,11 +69,23 @@ def text_histogram(hist: dict[int, int], width: int = 40, label: str = "") -> st
     return "\n".join(lines)
 
 
+def fmt_figure(value: float | None, digits: int) -> str:
+    """One figure to ``digits`` decimals, or ``n/a`` when there is none (nothing was counted)."""
+    return NOT_AVAILABLE if value is None else f"{value:.{digits}f}"
+
+
+def fmt_interval(centre: float | None, lo: float | None, hi: float | None, digits: int) -> str:
+    """``centre [lo, hi]``, or just ``n/a`` when nothing was counted."""
+    if centre is None:
+        return NOT_AVAILABLE
+    return f"{centre:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
 def fmt_p(d: dict, digits: int = 4) -> str:
-    """``p [lo, hi]`` of a Wilson dict, for text reports."""
-    return f"{d['p']:.{digits}f} [{d['lo']:.{digits}f}, {d['hi']:.{digits}f}]"
+    """``p [lo, hi]`` of a Wilson dict for text reports; ``n/a`` when n = 0."""
+    return fmt_interval(d["p"], d["lo"], d["hi"], digits)
 
 
 def fmt_mean(d: dict, digits: int = 3) -> str:
-    """``mean [lo, hi]`` of a mean_ci dict, for text reports."""
-    return f"{d['mean']:.{digits}f} [{d['lo']:.{digits}f}, {d['hi']:.{digits}f}]"
+    """``mean [lo, hi]`` of a mean_ci dict for text reports; ``n/a`` when n = 0."""
+    return fmt_interval(d["mean"], d["lo"], d["hi"], digits)
