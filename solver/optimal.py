@@ -9,9 +9,12 @@ the clock and to enlarge its arrays), and turns the move list into steps.
 Memory: a stored position costs about ``BYTES_PER_POSITION`` bytes (8 packed position, 4 parent,
 2 moves so far, 5.3 to 10.7 in the hash index of int32 slots kept at most 3/4 full, and 8 for a
 queue entry while it is open; the arrays grow by doubling, so up to twice that just after a
-growth), and the default cap ``DEFAULT_MAX_POSITIONS`` on stored positions keeps a search below
-about 1.5 GB (when a cap is reached the answer is "unknown" with the best lower bound proven,
-never a wrong one).
+growth). The default cap on stored positions is the smaller of ``DEFAULT_MAX_POSITIONS`` (about
+1.5 GB) and what fits in the memory this process may still allocate (``solver.memory``: the
+address-space limit, the machine's available memory and a cgroup limit, less a margin), and each
+growth of the arrays is checked against that memory again. When the cap is reached, or an
+allocation fails anyway, the answer is "unknown" with reason "memory" and the best lower bound
+proven, never a wrong one and never a crash.
 """
 
 from __future__ import annotations
@@ -21,10 +24,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from solver import memory
 from solver import optimal_kernel as K
 from solver.deals import check_deal
 from solver.rules import PRESETS, Rules
 from solver.search import (
+    REASON_DEPTH,
+    REASON_MEMORY,
+    REASON_STATES,
+    REASON_TIMEOUT,
     Outcome,
     SolveResult,
     Workspace,
@@ -39,9 +47,12 @@ BYTES_PER_POSITION = 33
 """Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
 <= 10.7 (int32 slots, at most 3/4 full) + queue entry 8 (two int32, while the position is open)."""
 DEFAULT_MAX_POSITIONS = 40_000_000
-"""Default cap on stored positions: the node arrays stop at 40 million (560 MB), the index at 2**26
-slots (256 MB) and the queue entries at most 512 MB: about 1.3 GB, 1.5 GB with the brief overlap of
-old and new arrays while one grows."""
+"""Most positions stored by default, however much memory there is: the node arrays stop at 40
+million (560 MB), the index at 2**26 slots (256 MB) and the queue entries at most 512 MB: about
+1.3 GB, 1.5 GB with the brief overlap of old and new arrays while one grows."""
+PEAK_BYTES_PER_POSITION = 40
+"""Memory budgeted per stored position when the default cap is fitted to the memory available:
+``BYTES_PER_POSITION`` plus the old copy of the index while it is being doubled."""
 DEFAULT_WINNABILITY_STATES = 3_000_000
 """The winnability search that runs first gets at most this many positions (it settles nearly
 every deal far below it); if it runs out, A* goes on without its upper bound."""
@@ -52,6 +63,8 @@ MAX_F = 2048
 H_BUCKETS = 64
 """Bound values with a list of their own in each f-bucket (tie-breaking only)."""
 _INITIAL = 1 << 14
+MIN_POSITIONS = 4 * MAX_MOVES
+"""The smallest cap on stored positions a search accepts."""
 _NO_BOUND = 1 << 40
 
 DEFAULT_RULES = PRESETS["standard"]
@@ -105,34 +118,52 @@ class OptimalWorkspace:
             self.head.fill(-1)
 
     def grow_nodes(self, limit: int) -> bool:
-        n = len(self.keys)
-        new = min(2 * n, limit + MAX_MOVES)
-        if new <= n:
-            return False
-        self.keys = _grown(self.keys, new)
-        self.parent = _grown(self.parent, new)
-        self.gs = _grown(self.gs, new)
-        return True
+        """Double the node arrays, up to ``limit`` + room for one expansion; False at the cap or
+        when the new arrays would not fit in the memory left (the arrays are then unchanged)."""
+        return self._grow(("keys", "parent", "gs"), limit)
 
-    def grow_index(self, n_nodes: int) -> None:
-        self.index = np.full(2 * len(self.index), -1, dtype=np.int32)
-        K.rehash(self.index, self.keys, n_nodes)
+    def grow_index(self, n_nodes: int) -> bool:
+        """Double the hash index and re-insert the ``n_nodes`` stored positions; False when it
+        would not fit in the memory left (the index is then unchanged)."""
+        if not memory.fits(2 * self.index.nbytes):
+            return False
+        try:
+            index = np.full(2 * len(self.index), -1, dtype=np.int32)
+        except MemoryError:
+            return False
+        K.rehash(index, self.keys, n_nodes)
+        self.index = index
+        return True
 
     def grow_entries(self, limit: int) -> bool:
-        """Double the queue entries, up to ``limit`` + room for one expansion; False at the cap."""
-        n = len(self.e_node)
+        """Double the queue entries, up to ``limit`` + room for one expansion; False at the cap or
+        when they would not fit in the memory left (the arrays are then unchanged)."""
+        return self._grow(("e_node", "e_next"), limit)
+
+    def _grow(self, names: tuple[str, ...], limit: int) -> bool:
+        """Enlarge the same-length arrays ``names`` together: all of them or none (the kernel
+        trusts the first one's length for all)."""
+        old = [getattr(self, name) for name in names]
+        n = len(old[0])
         new = min(2 * n, limit + MAX_MOVES)
-        if new <= n:
+        if new <= n or not memory.fits(sum(a.itemsize for a in old) * new):
             return False
-        self.e_node = _grown(self.e_node, new)
-        self.e_next = _grown(self.e_next, new)
+        try:
+            grown = [np.empty(new, dtype=a.dtype) for a in old]
+        except MemoryError:
+            return False
+        for a, b in zip(old, grown):
+            b[:n] = a
+        for name, b in zip(names, grown):
+            setattr(self, name, b)
         return True
 
 
-def _grown(a: np.ndarray, n: int) -> np.ndarray:
-    b = np.empty(n, dtype=a.dtype)
-    b[:len(a)] = a
-    return b
+def default_max_positions() -> int:
+    """The default cap on stored positions: ``DEFAULT_MAX_POSITIONS``, or fewer when the memory
+    this process may still allocate holds fewer (``PEAK_BYTES_PER_POSITION`` each)."""
+    fit = memory.budget_bytes() // PEAK_BYTES_PER_POSITION
+    return max(MIN_POSITIONS, min(DEFAULT_MAX_POSITIONS, fit))
 
 
 def _check_start(start, rules: Rules) -> np.uint64:
@@ -155,13 +186,15 @@ def _check_start(start, rules: Rules) -> np.uint64:
 def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
                   max_states: int = 0,
                   timeout: float | None = None, workspace: OptimalWorkspace | None = None,
-                  max_positions: int = DEFAULT_MAX_POSITIONS) -> SolveResult:
+                  max_positions: int | None = None) -> SolveResult:
     """A minimum-move solution of ``deal`` under ``rules``, from its start or from the packed
     position ``start`` (``solver.state.pack_position``).
 
     ``max_states`` caps the positions expanded (0 = no cap), ``timeout`` the seconds, and
-    ``max_positions`` the positions stored (memory). When a limit stops the search first the
-    outcome is ``UNKNOWN`` and ``lower_bound`` the best lower bound proven (the A* f-value
+    ``max_positions`` the positions stored (memory; None = ``default_max_positions()``, fitted
+    to the memory available). When a limit stops the search first the outcome is ``UNKNOWN``,
+    ``reason`` names the limit (``"states"``, ``"timeout"``, ``"memory"``, also when an
+    allocation fails) and ``lower_bound`` is the best lower bound proven (the A* f-value
     reached); on a win ``solution`` is a shortest list of steps, ``optimal`` is True and
     ``lower_bound`` is the bound at the start.
     """
@@ -173,11 +206,25 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
         raise ValueError(f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-    if max_positions < 4 * MAX_MOVES:
-        raise ValueError(f"max_positions must be at least {4 * MAX_MOVES}, not {max_positions}")
+    if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(
+            max_positions, (int, np.integer)) or max_positions < MIN_POSITIONS):
+        raise ValueError(f"max_positions must be an integer >= {MIN_POSITIONS} or None, not "
+                         f"{max_positions!r}")
     begin = _check_start(start, rules)
-    rec, overlap, stock_top_on, goal_all = rule_args(rules)
     t0 = time.perf_counter()
+    try:
+        return _search(deal, rules, begin, max_states, timeout, workspace, max_positions, t0)
+    except MemoryError:
+        # an allocation outside the growth points (a workspace, a table): nothing was decided
+        return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0,
+                           reason=REASON_MEMORY)
+
+
+def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: float | None,
+            workspace: OptimalWorkspace | None, max_positions: int | None,
+            t0: float) -> SolveResult:
+    """``solve_optimal`` on checked arguments, its clock started at ``t0``."""
+    rec, overlap, stock_top_on, goal_all = rule_args(rules)
     deadline = None if timeout is None else t0 + timeout
     ctab = K.class_tables(deal, overlap)
     h0 = int(K.start_bound(deal, *ctab, begin, rec, stock_top_on, goal_all))
@@ -192,6 +239,9 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     if first.outcome == Outcome.LOST:
         return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
                            optimal=True)
+    if first.reason == REASON_MEMORY:
+        return SolveResult(Outcome.UNKNOWN, states=spent, seconds=time.perf_counter() - t0,
+                           lower_bound=h0, reason=REASON_MEMORY)
     upper = _NO_BOUND
     if first.outcome == Outcome.WON:
         upper = len(first.solution)
@@ -200,26 +250,32 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
                                seconds=time.perf_counter() - t0, optimal=True, lower_bound=h0)
 
     # 2. A*
+    if max_positions is None:
+        max_positions = default_max_positions()
     ws.reset()
     regs = np.zeros(K.N_REGS, dtype=np.int64)
     regs[K.R_FREE] = -1
     regs[K.R_UB] = upper
     a_cap = 0 if max_states == 0 else max(1, max_states - spent)
-    while True:
+    reason = None
+    while reason is None:
         status = K.astar_run(deal, *ctab, begin, rec, overlap, stock_top_on, goal_all, a_cap, SLICE,
                              ws.keys, ws.parent, ws.gs, ws.index, ws.e_node, ws.e_next, ws.head,
                              regs)
         if status == K.GROW_NODES:
             if not ws.grow_nodes(max_positions):
-                break
+                reason = REASON_MEMORY
         elif status == K.GROW_INDEX:
-            ws.grow_index(int(regs[K.R_NODES]))
+            if not ws.grow_index(int(regs[K.R_NODES])):
+                reason = REASON_MEMORY
         elif status == K.GROW_ENTRIES:
             if not ws.grow_entries(max_positions):
-                break
+                reason = REASON_MEMORY
         elif status == K.PAUSED:
             if deadline is not None and time.perf_counter() >= deadline:
-                break
+                reason = REASON_TIMEOUT
+        elif status == K.LIMIT:
+            reason = REASON_STATES
         else:
             break
     states = spent + int(regs[K.R_EXPANDED])
@@ -242,4 +298,4 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     if upper != _NO_BOUND:
         lower = min(lower, upper)
     return SolveResult(Outcome.UNKNOWN, states=states, seconds=seconds, optimal=False,
-                       lower_bound=lower)
+                       lower_bound=lower, reason=reason or REASON_DEPTH)

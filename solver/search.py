@@ -31,6 +31,7 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
+from solver import memory
 from solver.deals import check_deal
 from solver.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.rng import mix64
@@ -54,6 +55,11 @@ DEFAULT_MAX_TABLE_BITS = 26
 """It may grow to 2**26 slots (512 MiB, 8 bytes a position) on the hardest deals."""
 DEFAULT_MAX_STATES = 0
 """0 = no limit on positions expanded."""
+TABLE_SLOT_BYTES = 8
+"""One slot of the lost-position table: a packed position (uint64)."""
+MEMORY_CHECK_SECONDS = 0.5
+"""A search may size its table by a reading of the memory left up to this old (reading it costs
+tens of microseconds, as much as an easy deal's whole search)."""
 
 FREE_TAG = np.uint64(1 << 62)
 """Marks a free-stock position in the shared table (concrete keys never use bit 62)."""
@@ -109,7 +115,9 @@ class Workspace:
         return ws
 
     def args(self) -> tuple:
-        return self.max_table, self.table, self.touched, self.moves, self.counts
+        """The kernels' workspace arguments: the table cap (``max_table``, or less when the
+        memory left would not hold it: ``table_cap``), the table, and the stack arrays."""
+        return table_cap(self.max_table), self.table, self.touched, self.moves, self.counts
 
 
 @njit(cache=True)
@@ -394,9 +402,25 @@ def _decide_batch(deals, recycles, overlap, stock_top_on, goal_all, max_states, 
         out_states[k] = e
 
 
+REASON_STATES = "states"
+"""An ``UNKNOWN`` search stopped at its cap on positions expanded (``max_states``)."""
+REASON_TIMEOUT = "timeout"
+"""An ``UNKNOWN`` search stopped at its time limit."""
+REASON_MEMORY = "memory"
+"""An ``UNKNOWN`` search stopped because it had no memory left to store more positions."""
+REASON_DEPTH = "depth"
+"""An ``UNKNOWN`` minimum-move search met lines longer than its move counter can hold (not seen
+in practice: every line of a Pyramid deal is far shorter)."""
+REASONS = (REASON_STATES, REASON_TIMEOUT, REASON_MEMORY, REASON_DEPTH)
+
+
 @dataclass
 class SolveResult:
-    """The outcome of one search, with a move list on a win and the counters."""
+    """The outcome of one search, with a move list on a win and the counters.
+
+    ``reason`` says which limit stopped an ``UNKNOWN`` search (one of ``REASONS``); it is None
+    for every other outcome.
+    """
 
     outcome: Outcome
     solution: list = field(default_factory=list)
@@ -404,6 +428,14 @@ class SolveResult:
     seconds: float = 0.0
     optimal: bool = False
     lower_bound: int | None = None
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.outcome == Outcome.UNKNOWN) != (self.reason is not None):
+            raise ValueError(f"reason must be given exactly when the outcome is unknown, not "
+                             f"{self.reason!r} with {Outcome(self.outcome).name}")
+        if self.reason is not None and self.reason not in REASONS:
+            raise ValueError(f"reason must be one of {', '.join(REASONS)}, not {self.reason!r}")
 
     @property
     def winnable(self) -> bool | None:
@@ -472,22 +504,46 @@ def free_to_steps(deal, free_moves, start=START) -> list:
     return steps
 
 
+def table_cap(max_table: int) -> int:
+    """The largest lost-position table (slots) a search may grow to now: ``max_table``, or less
+    when the memory left (``solver.memory``) would not hold it. While the biggest table is being
+    doubled the old one is alive too, so a cap of ``n`` slots needs about ``2 * 8 * n`` bytes."""
+    budget = memory.budget_bytes(max_age=MEMORY_CHECK_SECONDS)
+    fit = budget // (2 * TABLE_SLOT_BYTES)
+    if fit >= max_table:
+        return max_table
+    return 1 << max(0, fit.bit_length() - 1)
+
+
 def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_STATES,
                    workspace: Workspace | None = None, start: int | None = None) -> SolveResult:
     """Decide ``deal`` (52 card ids) under ``rules`` from its start, or from the packed position
-    ``start`` (see ``solver.state``); a winning move list when there is one."""
+    ``start`` (see ``solver.state``); a winning move list when there is one.
+
+    ``UNKNOWN`` outcomes carry a ``reason``: ``"states"`` when ``max_states`` stopped the search,
+    ``"memory"`` when an allocation failed (the table stops growing before the memory left runs
+    out, so this is rare: a full table only makes the search slower).
+    """
     deal = check_deal(deal)
     if max_states < 0:
         raise ValueError(f"max_states must be >= 0 (0 = no limit), not {max_states}")
-    ws = workspace or Workspace.create(rules)
-    path = np.zeros(len(ws.counts), dtype=np.int64)
+    try:
+        ws = workspace or Workspace.create(rules)
+        path = np.zeros(len(ws.counts), dtype=np.int64)
+    except MemoryError:
+        return SolveResult(Outcome.UNKNOWN, reason=REASON_MEMORY)
     rec, overlap, stock_top_on, goal_all = rule_args(rules)
     t0 = time.perf_counter()
     begin = START if start is None else np.uint64(start)
-    outcome, length, expanded = _decide(deal, begin, rec, overlap, stock_top_on, goal_all,
-                                        max_states, *ws.args(), path)
+    try:
+        outcome, length, expanded = _decide(deal, begin, rec, overlap, stock_top_on, goal_all,
+                                            max_states, *ws.args(), path)
+    except MemoryError:
+        ws.table.fill(0)  # the kernel stopped before cleaning the reused table
+        return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0, reason=REASON_MEMORY)
     seconds = time.perf_counter() - t0
-    result = SolveResult(Outcome(outcome), states=int(expanded), seconds=seconds)
+    result = SolveResult(Outcome(outcome), states=int(expanded), seconds=seconds,
+                         reason=REASON_STATES if outcome == Outcome.UNKNOWN else None)
     if result.outcome == Outcome.WON:
         moves = [int(m) for m in path[:length]]
         result.solution = (free_to_steps(deal, moves, begin) if rec < 0
@@ -505,6 +561,10 @@ def winnable_many(deals: np.ndarray, rules: Rules = Rules(), max_states: int = D
     outcome = np.zeros(len(deals), dtype=np.int8)
     states = np.zeros(len(deals), dtype=np.int64)
     rec, overlap, stock_top_on, goal_all = rule_args(rules)
-    _decide_batch(deals, rec, overlap, stock_top_on, goal_all, max_states, *ws.args(), outcome,
-                  states)
+    try:
+        _decide_batch(deals, rec, overlap, stock_top_on, goal_all, max_states, *ws.args(),
+                      outcome, states)
+    except MemoryError:
+        ws.table.fill(0)  # the kernel stopped before cleaning the reused table
+        raise
     return outcome, states
