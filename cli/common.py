@@ -1,4 +1,8 @@
-"""Options and error handling shared by every command, defined once."""
+"""Options and error handling shared by every command, defined once.
+
+Cheap to import: click and the standard library only (no numpy, no numba), so that a command's
+module can be loaded, and its options parsed and checked, before any engine is.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,16 @@ import contextlib
 import json
 import sys
 
+import math
+
 import click
 
-from solver.rng import MAX_SEED
+from solver.text import quoted, shorten
+
+MAX_SEED = (1 << 63) - 1
+"""Largest deal number or game seed (seeds are int64; equal to ``solver.rng.MAX_SEED``, which
+cannot be imported here without loading numba)."""
+MAX_INT64 = (1 << 63) - 1
 
 
 class InputError(click.ClickException):
@@ -29,7 +40,64 @@ def input_errors(what: str = ""):
         raise InputError(f"{what}{e}") from None
 
 
-SEED = click.IntRange(0, MAX_SEED)
+class BoundedInt(click.ParamType):
+    """A whole number in ``lo..hi``; the error quotes at most a few dozen characters of a bad
+    value (click's own types echo all of it)."""
+
+    name = "integer"
+
+    def __init__(self, lo: int, hi: int) -> None:
+        if lo > hi:
+            raise ValueError(f"need lo <= hi, not {lo}, {hi}")
+        self.lo, self.hi = lo, hi
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            n = value
+        else:
+            try:
+                n = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{quoted(value)} is not a whole number", param, ctx)
+        if not self.lo <= n <= self.hi:
+            self.fail(f"{shorten(str(n))} is out of range ({self.lo} .. {self.hi})", param, ctx)
+        return n
+
+
+class PositiveSeconds(click.ParamType):
+    """A finite number of seconds above 0 (refuses 0, negatives, ``nan`` and ``inf``)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            x = value
+        else:
+            try:
+                x = float(str(value).strip())
+            except ValueError:
+                self.fail(f"{quoted(value)} is not a number of seconds", param, ctx)
+        if not (math.isfinite(x) and x > 0):
+            self.fail(f"{quoted(value)} is not a positive, finite number of seconds", param, ctx)
+        return x
+
+
+class Choice(click.Choice):
+    """``click.Choice`` (any case by default; shell completion lists the choices) whose error
+    quotes at most a few dozen characters of a bad value."""
+
+    def __init__(self, choices, case_sensitive: bool = False) -> None:
+        super().__init__(list(choices), case_sensitive=case_sensitive)
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{quoted(value)} is not one of {', '.join(map(str, self.choices))}",
+                      param, ctx)
+
+
+SEED = BoundedInt(0, MAX_SEED)
 
 
 def seed_option(required: bool = False, default=None, help: str = "Seed (0 .. 2**63-1)."):

@@ -19,6 +19,7 @@ from numba import njit
 from solver.cards import NATURAL_CARDS, format_card, parse_card, split_tokens
 from solver.layout import DECK_CARDS, PYRAMID_CARDS, PYRAMID_ROWS
 from solver.rng import check_seed, new_state, shuffle
+from solver.text import quoted
 
 
 class DealError(ValueError):
@@ -36,12 +37,12 @@ def parse_deal(text: str) -> np.ndarray:
         try:
             c = parse_card(tok)
         except ValueError:
-            raise DealError(f"token {i} {tok!r} is not a card (expected a rank A23456789TJQK or "
+            raise DealError(f"token {i} {quoted(tok)} is not a card (expected a rank A23456789TJQK or "
                             f"10 and a suit cdhs, e.g. 'Td')") from None
         if c >= NATURAL_CARDS:
-            raise DealError(f"token {i} {tok!r}: Pyramid plays one deck without jokers")
+            raise DealError(f"token {i} {quoted(tok)}: Pyramid plays one deck without jokers")
         if c in seen:
-            raise DealError(f"token {i} {tok!r} duplicates token {seen[c]} "
+            raise DealError(f"token {i} {quoted(tok)} duplicates token {seen[c]} "
                             f"({format_card(c)} appears twice)")
         seen[c] = i
         cards.append(c)

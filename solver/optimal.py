@@ -27,6 +27,7 @@ import numpy as np
 from solver import memory
 from solver import optimal_kernel as K
 from solver.deals import check_deal
+from solver.layout import DECK_CARDS
 from solver.rules import PRESETS, Rules
 from solver.search import (
     REASON_DEPTH,
@@ -164,6 +165,30 @@ def default_max_positions() -> int:
     this process may still allocate holds fewer (``PEAK_BYTES_PER_POSITION`` each)."""
     fit = memory.budget_bytes() // PEAK_BYTES_PER_POSITION
     return max(MIN_POSITIONS, min(DEFAULT_MAX_POSITIONS, fit))
+
+
+def load_kernels() -> None:
+    """Load every kernel the searches call (compiling them when numba's cache is cold) by
+    calling each once on a tiny input, so that the time a search reports is its own.
+
+    The argument types are those ``solve_optimal`` passes under any rules (the kernels are
+    compiled once per argument types, not per rule values).
+    """
+    deal = np.arange(DECK_CARDS, dtype=np.int64)
+    rules = DEFAULT_RULES
+    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    ctab = K.class_tables(deal, overlap)
+    K.start_bound(deal, *ctab, START, rec, stock_top_on, goal_all)
+    ws = OptimalWorkspace.create(MIN_POSITIONS)
+    ws.winnability(rules)  # loads the winnability kernel too
+    regs = np.zeros(K.N_REGS, dtype=np.int64)
+    regs[K.R_FREE] = -1
+    regs[K.R_UB] = _NO_BOUND
+    K.astar_run(deal, *ctab, START, rec, overlap, stock_top_on, goal_all, 0, 1, ws.keys,
+                ws.parent, ws.gs, ws.index, ws.e_node, ws.e_next, ws.head, regs)
+    K.rehash(ws.index, ws.keys, 0)
+    K.trace(deal, rec, overlap, stock_top_on, goal_all, ws.keys, ws.parent, -1, 0,
+            np.zeros(1, dtype=np.int64))
 
 
 def _check_start(start, rules: Rules) -> np.uint64:

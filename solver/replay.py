@@ -26,6 +26,7 @@ from solver.cards import NATURAL_CARDS, Card, card_rank, format_card, parse_card
 from solver.deals import check_deal
 from solver.layout import COVER_MASK, COVERED_BY, FULL_PYRAMID, PYRAMID_CARDS
 from solver.rules import Rules
+from solver.text import quoted
 
 STEP_DRAW = "draw"
 STEP_RECYCLE = "recycle"
@@ -47,9 +48,9 @@ def _step_card(text: str, token: str) -> Card:
     try:
         c = parse_card(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not a card") from None
+        raise ValueError(f"{quoted(text)} is not a card") from None
     if c >= NATURAL_CARDS:
-        raise ValueError(f"{text!r}: Pyramid plays one deck without jokers")
+        raise ValueError(f"{quoted(text)}: Pyramid plays one deck without jokers")
     return c
 
 
@@ -70,17 +71,17 @@ def parse_step(token: str) -> Step:
     if "+" in t:
         parts = t.split("+")
         if len(parts) != 2:
-            raise ValueError(f"{token!r}: a pair names exactly two cards joined by '+'")
+            raise ValueError(f"{quoted(token)}: a pair names exactly two cards joined by '+'")
         if not parts[0] or not parts[1]:
-            raise ValueError(f"{token!r}: a pair needs a card on each side of '+'")
+            raise ValueError(f"{quoted(token)}: a pair needs a card on each side of '+'")
         c1, c2 = _step_card(parts[0], token), _step_card(parts[1], token)
         if c1 == c2:
-            raise ValueError(f"{token!r}: a pair needs two different cards")
+            raise ValueError(f"{quoted(token)}: a pair needs two different cards")
         return (STEP_PAIR, c1, c2)
     try:
         return (STEP_KING, _step_card(t, token))
     except ValueError:
-        raise ValueError(f"{token!r} is not a step (expected draw, recycle, a king such as Kd, "
+        raise ValueError(f"{quoted(token)} is not a step (expected draw, recycle, a king such as Kd, "
                          f"or a pair such as 6h+7c)") from None
 
 
@@ -94,7 +95,7 @@ def parse_solution(text: str) -> list[Step]:
         try:
             steps.append(parse_step(tok))
         except ValueError as e:
-            raise ValueError(f"step {i} {tok!r}: {e}") from None
+            raise ValueError(f"step {i} {quoted(tok)}: {e}") from None
     return steps
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
 
+from solver.text import quoted, shorten
+
 MAX_RECYCLES = 30
 """Largest finite recycle limit (the packed state keeps the recycles used in bits 57..61)."""
 GOALS = ("pyramid", "all")
+UNLIMITED = "unlimited"
+"""The one word for no limit on recycles (``none`` would read as "no recycles", so it is refused)."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class Rules:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["recycles"] = "unlimited" if self.recycles is None else self.recycles
+        d["recycles"] = UNLIMITED if self.recycles is None else self.recycles
         return d
 
     def describe(self) -> str:
@@ -68,19 +72,21 @@ def find_rules(name: str) -> Rules:
     """The preset called ``name`` (case-insensitive). Raises ``ValueError`` naming the choices."""
     key = name.strip().lower()
     if key not in PRESETS:
-        raise ValueError(f"unknown rules preset {name!r} (choose from {', '.join(PRESETS)})")
+        raise ValueError(f"unknown rules preset {quoted(name)} (choose from {', '.join(PRESETS)})")
     return PRESETS[key]
 
 
 def parse_recycles(text: str) -> int | None:
-    """``"unlimited"`` (or ``"inf"``) -> None, else a count 0..MAX_RECYCLES. Raises ``ValueError``."""
+    """``"unlimited"`` (any case) -> None, else a count 0..MAX_RECYCLES. Raises ``ValueError``."""
     t = text.strip().lower()
-    if t in ("unlimited", "inf", "infinite", "none"):
+    if t == UNLIMITED:
         return None
     try:
         n = int(t)
     except ValueError:
-        raise ValueError(f"recycles must be a number 0..{MAX_RECYCLES} or 'unlimited', not {text!r}") from None
+        raise ValueError(f"recycles must be a number 0..{MAX_RECYCLES} or '{UNLIMITED}', not "
+                         f"{quoted(text)}") from None
     if not 0 <= n <= MAX_RECYCLES:
-        raise ValueError(f"recycles must be 0..{MAX_RECYCLES} or 'unlimited', not {n}")
+        raise ValueError(f"recycles must be 0..{MAX_RECYCLES} or '{UNLIMITED}', not "
+                         f"{shorten(str(n))}")
     return n

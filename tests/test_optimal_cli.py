@@ -64,13 +64,17 @@ def test_lost_deal_exit_1():
     assert "Not winnable." in res.stdout
 
 
-@pytest.mark.parametrize("limit", [["--max-states", "2000"], ["--timeout", "0.000001"]])
-def test_limit_gives_unknown_exit_3_with_the_lower_bound(limit):
+@pytest.mark.parametrize("limit, reason, text", [
+    (["--max-states", "2000"], "states", "--max-states limit reached"),
+    (["--timeout", "0.000001"], "timeout", "--timeout reached"),
+])
+def test_limit_gives_unknown_exit_3_with_the_lower_bound(limit, reason, text):
     res = run("solve", "--seed", HARD_SEED, *limit)
     assert res.exit_code == 3, res.stderr
-    assert "Unknown (limit reached) (at least" in res.stdout
+    assert f"Unknown ({text}) (at least" in res.stdout
     d = solve_json("--seed", HARD_SEED, *limit)
     assert d["outcome"] == "unknown" and d["optimal"] is False and d["solution"] == []
+    assert d["reason"] == reason
     assert 14 <= d["lower_bound"] <= 63
 
 

@@ -65,12 +65,13 @@ def test_rule_options_override_the_preset():
 def test_deal_text_and_deal_file_with_blank_lines(tmp_path):
     a, b = format_deal(deal_from_seed(WON_SEED)), format_deal(deal_from_seed(LOST_SEED))
     r = run("solve", "--deal", a.lower(), "--json")
-    assert r.exit_code == 0 and json.loads(r.stdout)["deal"] == a
+    obj = json.loads(r.stdout)
+    assert r.exit_code == 0 and obj["deal"] == a and "seed" not in obj and "line" not in obj
     f = tmp_path / "deals.txt"
     f.write_text(f"\n{a}\n\n{b}\n")
     r = run("solve", "--deal-file", str(f), "--json")
     rows = [json.loads(line) for line in r.stdout.splitlines()]
-    assert [x["deal_label"] for x in rows] == ["line 2", "line 4"]
+    assert [x["line"] for x in rows] == [2, 4] and not any("seed" in x for x in rows)
     assert [x["winnable"] for x in rows] == [True, False] and r.exit_code == 1
     r = run("solve", "--deal-file", "-", "--json", input=a + "\n")
     assert r.exit_code == 0 and json.loads(r.stdout)["winnable"] is True
@@ -81,6 +82,7 @@ def test_limit_reached_is_unknown_with_exit_3():
     assert r.exit_code == 3
     obj = json.loads(r.stdout)
     assert obj["outcome"] == "unknown" and obj["winnable"] is None and obj["solution"] == []
+    assert obj["reason"] == "states" and obj["seed"] == 2776
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -90,7 +92,7 @@ def test_limit_reached_is_unknown_with_exit_3():
     (["solve", "--seed", str(2**63)], "--seed"),
     (["solve"], "exactly one of"),
     (["solve", "--seed", "1", "--deal", "Ac"], "exactly one of"),
-    (["solve", "--seed", "1", "--rules", "vegas"], "unknown rules preset 'vegas'"),
+    (["solve", "--seed", "1", "--rules", "vegas"], "'vegas' is not one of standard, msc"),
     (["solve", "--seed", "1", "--recycles", "lots"], "recycles"),
     (["solve", "--seed", "1", "--goal", "most"], "--goal"),
     (["solve", "--seed", "1", "--frobnicate"], "No such option"),
@@ -120,7 +122,14 @@ def test_check_accepts_a_win_and_names_the_first_wrong_step():
     assert r.exit_code == 1 and r.stdout.startswith("step 4 is illegal: Kd")
     r = run("check", "--seed", "1", "--solution", "draw draw", "--json")
     obj = json.loads(r.stdout)
-    assert r.exit_code == 1 and obj["ok"] and not obj["won"] and obj["pyramid_left"] == 28
+    assert r.exit_code == 1 and obj["outcome"] == "incomplete" and obj["pyramid_left"] == 28
+    assert obj["seed"] == 1 and obj["failed_step"] is None and obj["error"] is None
+    r = run("check", "--seed", "1", "--solution", " ".join(bad), "--json")
+    obj = json.loads(r.stdout)
+    assert r.exit_code == 1 and obj["outcome"] == "illegal" and obj["failed_step"] == 4
+    assert obj["error"].startswith("Kd") and obj["moves"] == 3
+    r = run("check", "--seed", "1", "--solution", " ".join(sol), "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["outcome"] == "won"
 
 
 def test_show_prints_the_triangle_and_the_deal_text():

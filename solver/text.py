@@ -1,0 +1,20 @@
+"""Quoting user input in error messages without echoing all of it."""
+
+from __future__ import annotations
+
+MAX_QUOTED = 40
+"""Characters of a bad token shown in an error message (a 10 MB token is not echoed back)."""
+ELLIPSIS = "…"
+
+
+def shorten(text: str, limit: int = MAX_QUOTED) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis when it is longer."""
+    if limit < 2:
+        raise ValueError(f"limit must be at least 2, not {limit}")
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + ELLIPSIS
+
+
+def quoted(text: str, limit: int = MAX_QUOTED) -> str:
+    """``repr`` of ``text`` shortened to ``limit`` characters: how an error names a bad token."""
+    return repr(shorten(text, limit))
