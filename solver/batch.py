@@ -13,19 +13,37 @@ every finished chunk at once as a file of its own in ``<out>.parts/``:
 A run killed at any point (Ctrl-C, kill -9, a crash) leaves complete chunk files only; run again
 with ``resume=True`` and it scores exactly the missing chunks. At the end the chunks are joined in
 order into ``out`` (streaming, one chunk in memory at a time, atomically) and the directory is
-removed. Results are the same for the same input whatever the job count or executor, except the
-measured ``ms`` column (and ``--timeout``, which depends on the machine's speed).
+removed.
+
+One run at a time: a run holds an exclusive ``flock`` on ``<out>.parts`` from start to end, and a
+second run of the same output (resumed or not) refuses at once. The lock dies with its process,
+so a run killed with -9 never leaves a stale lock behind.
+
+Failures: bad input raises ``ValueError`` (before any scoring where it can be known then);
+a fault that stops the run (disk full, the Dask scheduler lost, out of memory outside a deal's
+search, the output in use) raises ``BatchFailed``, whose message says what is kept and that
+``resume`` continues; Ctrl-C raises ``BatchInterrupted``.
+
+Results are the same for the same input whatever the job count or executor, except the measured
+``ms`` column (and ``--timeout``, which depends on the machine's speed).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import glob
 import json
+import logging
+import math
 import multiprocessing as mp
 import os
 import queue
+import re
 import shutil
 import signal
+import socket
 import sys
 import time
 import uuid
@@ -34,19 +52,31 @@ from typing import Iterable, Iterator
 
 from tqdm import tqdm
 
-from solver.batch_io import (LineSource, SeedSource, assemble, output_format, require_pyarrow,
-                             write_part, write_text_atomic)
-from solver.batch_summary import Summary
+from solver.batch_io import (LineSource, SeedSource, assemble, check_writable, clip,
+                             output_format, require_pyarrow, write_part, write_text_atomic)
+from solver.batch_summary import NS_PER_MS, Summary
 from solver.batch_work import ChunkResult, ChunkTask, optimal_available, solve_chunk
 from solver.deals import DealError, format_deal
 from solver.rules import Rules
 from solver.simulate import check_jobs
 
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
+"""2: chunk summaries keep whole nanoseconds (``ns_total``)."""
+MAX_STATES = 2 ** 63 - 1
+"""The largest ``max_states`` (the kernels count positions in int64)."""
+WORKER_NOTICE_SECONDS = 3.0
+"""With no Dask worker after this long, say on stderr that the run waits for one."""
+SCHEDULER_CONNECT_SECONDS = 10.0
+"""How long the first TCP connection to a Dask scheduler may take."""
+CLOSE_SECONDS = 5
+"""How long closing the Dask client may take (the scheduler may be gone)."""
 WINNABLE_CHUNK = 10_000
 """Deals per chunk when deciding winnability (~0.3-0.5 s of work)."""
 OPTIMAL_CHUNK = 250
 """Deals per chunk with ``optimal`` (minimum moves take far longer per deal)."""
+PARTS_SUFFIX = ".parts"
+"""The directory of a run's finished chunks is the output's name plus this."""
+MANIFEST = "manifest.json"
 
 
 class BatchInterrupted(Exception):
@@ -57,6 +87,24 @@ class BatchInterrupted(Exception):
         of = f" of {total}" if total is not None else ""
         super().__init__(f"interrupted: {done}{of} deals are done and kept in {parts}; "
                          f"run the same command with --resume to continue")
+
+
+class BatchFailed(Exception):
+    """A fault stopped the run (disk full, the Dask scheduler lost, out of memory, the output in
+    use by another run); the message says why and what is kept. Finished chunks stay on disk."""
+
+
+class SchedulerLost(Exception):
+    """The Dask scheduler stopped answering during a run."""
+
+
+def _kept(done: int, parts: str, total: int | None = None) -> str:
+    """The end of a failure message: what is kept and how to continue."""
+    if not done:
+        return "no deal was finished and nothing is kept"
+    of = f" of {total}" if total is not None else ""
+    return (f"the {done}{of} finished deals are kept in {parts}: run the same command with "
+            f"--resume to continue")
 
 
 @dataclass
@@ -74,7 +122,7 @@ class BatchPlan:
 
     @property
     def parts_dir(self) -> str:
-        return self.out + ".parts"
+        return self.out + PARTS_SUFFIX
 
     def manifest(self) -> dict:
         return {"version": MANIFEST_VERSION, "source": self.source.describe(),
@@ -94,39 +142,79 @@ class BatchPlan:
 
 def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
                optimal: bool = False, max_states: int = 0, timeout: float | None = None,
-               chunk: int | None = None) -> BatchPlan:
-    """Check the settings of a run. Raises ``ValueError`` with a message for the user."""
+               chunk: int | None = None, force: bool = False) -> BatchPlan:
+    """Check the settings of a run before any work. Raises ``ValueError`` naming the option.
+
+    ``out`` must be a new file (or, with ``force``, an existing regular file to replace, or the
+    output of an interrupted run) in a directory where files can be written; its suffix gives
+    the format unless ``fmt`` does (``batch_io.output_format``).
+    """
     if not isinstance(source, (SeedSource, LineSource)):
         raise ValueError("source must be a SeedSource or a LineSource")
-    if isinstance(source, LineSource) and source.path != "-" and not os.path.isfile(source.path):
-        raise ValueError(f"cannot read the deal file {source.path}: no such file")
+    if isinstance(source, LineSource):
+        source.check()
+    check_output(out, force)
     fmt = output_format(out, fmt)
     if fmt == "parquet":
         require_pyarrow()
     if optimal and not optimal_available():
         raise ValueError("--optimal is not available yet (solver/optimal.py is missing)")
-    if max_states < 0:
-        raise ValueError(f"max_states must be >= 0 (0 = no limit), not {max_states}")
+    if isinstance(max_states, bool) or not 0 <= max_states <= MAX_STATES:
+        raise ValueError(f"--max-states must be 0 (no limit) .. 2**63-1, not {clip(max_states)}")
     if timeout is not None and not optimal:
         raise ValueError("--timeout applies to --optimal only (winnability has --max-states)")
-    if timeout is not None and timeout <= 0:
-        raise ValueError(f"timeout must be positive, not {timeout}")
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"--timeout must be a positive, finite number of seconds, not {timeout}")
     chunk = chunk or (OPTIMAL_CHUNK if optimal else WINNABLE_CHUNK)
     if chunk <= 0:
-        raise ValueError(f"chunk must be positive, not {chunk}")
-    out_dir = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(out_dir):
-        raise ValueError(f"the output directory {out_dir} does not exist")
+        raise ValueError(f"--chunk must be positive, not {chunk}")
     return BatchPlan(source, out, rules, fmt, optimal, max_states, timeout, chunk)
+
+
+def check_output(out: str, force: bool = False) -> None:
+    """Refuse an ``out`` that cannot be written, or whose finished results would be overwritten
+    without ``force`` (the output of an interrupted run may be: ``resume`` writes it again)."""
+    check_writable(out, "--out")
+    if os.path.lexists(out):
+        if not os.path.isfile(out):
+            raise ValueError(f"--out {clip(out)} exists and is not a regular file")
+        unfinished = os.path.exists(os.path.join(out + PARTS_SUFFIX, MANIFEST))
+        if not force and not unfinished:
+            raise ValueError(f"--out {clip(out)} already exists: give --force to replace it, or "
+                             f"another --out")
 
 
 # --------------------------------------------------------------------------- the parts directory
 
-def _open_parts(plan: BatchPlan, resume: bool) -> dict[int, dict]:
-    """Create or reopen ``<out>.parts``; the done chunks' records by index."""
+def _lock_parts(plan: BatchPlan) -> int:
+    """Create ``<out>.parts`` if needed and lock it for this run; the lock's file descriptor.
+    Raises ``BatchFailed`` when another run holds it."""
     d = plan.parts_dir
-    manifest_path = os.path.join(d, "manifest.json")
-    if os.path.isdir(d) and os.path.exists(manifest_path):
+    try:
+        os.makedirs(d, exist_ok=True)
+        fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        raise BatchFailed(f"cannot create {d}: {e.strerror or e}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise
+        raise BatchFailed(f"another pyramid batch run is writing {plan.out} (it holds {d}): "
+                          f"wait for it to end, or stop it and run again with --resume") from None
+    return fd
+
+
+_JOIN_TMP = re.compile(r"\.tmp-\d+$")
+
+
+def _open_parts(plan: BatchPlan, resume: bool) -> dict[int, dict]:
+    """Reopen the (locked) ``<out>.parts`` or start a run in it; the done chunks' records by
+    index. Temporary files of writes cut short by a kill are removed, the join's included."""
+    d = plan.parts_dir
+    manifest_path = os.path.join(d, MANIFEST)
+    if os.path.exists(manifest_path):
         if not resume:
             raise ValueError(f"{d} holds an unfinished run: continue it with --resume, or "
                              f"delete that directory to start again")
@@ -138,10 +226,11 @@ def _open_parts(plan: BatchPlan, resume: bool) -> dict[int, dict]:
             raise ValueError("cannot resume: the interrupted run had different "
                              + ", ".join(f"{k} ({_short(old.get(k))} there, {_short(new.get(k))} "
                                          f"now)" for k in diff))
-        for tmp in glob.glob(os.path.join(d, "*.tmp-*")):
-            os.unlink(tmp)  # a write cut short by a kill
+        stale = glob.glob(os.path.join(d, "*.tmp-*")) + [
+            p for p in glob.glob(glob.escape(plan.out) + ".tmp-*") if _JOIN_TMP.search(p)]
+        for tmp in stale:
+            os.unlink(tmp)  # we hold the lock: no other run is writing them
     else:
-        os.makedirs(d, exist_ok=True)
         write_text_atomic(manifest_path, json.dumps(plan.manifest(), indent=1))
     done = {}
     ext = plan.fmt
@@ -154,7 +243,7 @@ def _open_parts(plan: BatchPlan, resume: bool) -> dict[int, dict]:
 
 
 def _short(v) -> str:
-    return json.dumps(v, separators=(",", ":"))
+    return clip(json.dumps(v, separators=(",", ":")))
 
 
 def _save_chunk(plan: BatchPlan, r: ChunkResult, digest: str) -> dict:
@@ -162,7 +251,7 @@ def _save_chunk(plan: BatchPlan, r: ChunkResult, digest: str) -> dict:
     id_column = plan.source.id_column
     write_part(plan.part(r.index, plan.fmt), r, plan.fmt, id_column)
     s = Summary(id_column)
-    s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / 1e6)
+    s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / NS_PER_MS)
     rec = {"index": r.index, "rows": len(r), "digest": digest, "summary": s.state()}
     write_text_atomic(plan.part(r.index, "json"), json.dumps(rec))
     return rec
@@ -170,8 +259,14 @@ def _save_chunk(plan: BatchPlan, r: ChunkResult, digest: str) -> dict:
 
 # --------------------------------------------------------------------------- executors
 
-def _worker_init() -> None:
-    """Pool workers leave Ctrl-C to the parent, and die with it (Linux) rather than linger."""
+def _worker_init(lock: int | None) -> None:
+    """Pool workers leave Ctrl-C to the parent, and die with it (Linux) rather than linger.
+
+    A forked worker closes its copy of the run's lock (``lock``, a file descriptor), so that
+    the lock ends with the parent alone: a run killed with -9 can be resumed at once."""
+    if lock is not None:
+        with contextlib.suppress(OSError):
+            os.close(lock)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         try:
@@ -188,10 +283,12 @@ def _run_inline(tasks: Iterable[ChunkTask]) -> Iterator[ChunkResult]:
         yield solve_chunk(t)
 
 
-def _run_pool(tasks: Iterable[ChunkTask], jobs: int) -> Iterator[ChunkResult]:
-    """Chunks over ``jobs`` processes, at most ``2 * jobs`` in flight (the input is read lazily)."""
+def _run_pool(tasks: Iterable[ChunkTask], jobs: int, lock: int) -> Iterator[ChunkResult]:
+    """Chunks over ``jobs`` processes, at most ``2 * jobs`` in flight (the input is read lazily).
+    ``lock``: the run's lock, which forked workers close."""
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    pool = mp.get_context(method).Pool(jobs, initializer=_worker_init)
+    pool = mp.get_context(method).Pool(jobs, initializer=_worker_init,
+                                       initargs=(lock if method == "fork" else None,))
     done: queue.Queue = queue.Queue()
     tasks = iter(tasks)
     in_flight = 0
@@ -223,46 +320,123 @@ def _run_pool(tasks: Iterable[ChunkTask], jobs: int) -> Iterator[ChunkResult]:
         pool.terminate()
 
 
-def _run_dask(tasks: Iterable[ChunkTask], scheduler: str) -> Iterator[ChunkResult]:
-    """Chunks as tasks on the Dask cluster at ``scheduler``, a bounded number in flight."""
+@contextlib.contextmanager
+def _quiet_logging():
+    """No log records at all while a Dask client runs: distributed logs every lost connection
+    to stderr, where a run's failure is said once, in one line."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
     try:
-        from distributed import Client, as_completed
+        yield
+    finally:
+        logging.disable(previous)
+
+
+def _connect(scheduler: str):
+    """A Dask client of ``scheduler``, or a ``ValueError`` at once for a malformed or unreachable
+    address (a TCP connection is tried first, so no client is left half-made)."""
+    try:
+        from distributed import Client
+        from distributed.comm import parse_address
+        from distributed.comm.addressing import parse_host_port
+        from distributed.comm.registry import get_backend
     except ImportError:
         raise ValueError("--scheduler needs dask.distributed, which is not installed "
                          "(pip install 'pyramid[cluster]')") from None
     try:
-        client = Client(scheduler, set_as_default=False)  # timeout: distributed.comm.timeouts
-    except (OSError, TimeoutError, ValueError) as e:
-        raise ValueError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
-    run = uuid.uuid4().hex[:8]
-    futures = []
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)  # an unknown scheme is a ValueError
+        if scheme in ("tcp", "tls"):
+            host, port = parse_host_port(location)
+    except ValueError as e:
+        raise ValueError(f"--scheduler {clip(scheduler)} is not a Dask scheduler address like "
+                         f"tcp://HOST:8786 ({clip(e, quote=False)})") from None
+    if scheme in ("tcp", "tls"):
+        try:
+            socket.create_connection((host, port), timeout=SCHEDULER_CONNECT_SECONDS).close()
+        except OSError as e:
+            raise ValueError(f"cannot reach the Dask scheduler at {clip(scheduler)} "
+                             f"({e.strerror or e})") from None
     try:
-        window = 2 * max(1, sum(client.nthreads().values()))
-        tasks = iter(tasks)
-        pending = as_completed(loop=client.loop)
+        return Client(scheduler, set_as_default=False, timeout=SCHEDULER_CONNECT_SECONDS)
+    except (OSError, TimeoutError, ValueError) as e:
+        raise ValueError(f"cannot reach the Dask scheduler at {clip(scheduler)} "
+                         f"({clip(e, quote=False)})") from None
 
-        def submit() -> bool:
-            t = next(tasks, None)
-            if t is None:
-                return False
-            fut = client.submit(solve_chunk, t, key=f"pyramid-batch-{run}-{t.index}", pure=False)
-            futures.append(fut)
-            pending.add(fut)
-            return True
 
-        for _ in range(window):
-            if not submit():
-                break
-        for fut in pending:
-            result = fut.result()
-            futures.remove(fut)
-            fut.release()
-            yield result
-            submit()
-    finally:
-        if futures:
-            client.cancel(futures)
-        client.close()
+def _wait_for_workers(client, scheduler: str) -> None:
+    """Block until the cluster has a worker; say so on stderr (once) if none comes soon."""
+    from distributed.client import WorkerStartTimeoutError
+
+    try:
+        client.wait_for_workers(1, timeout=WORKER_NOTICE_SECONDS)
+    except WorkerStartTimeoutError:
+        print(f"waiting for Dask workers at {scheduler} (none is connected yet)",
+              file=sys.stderr, flush=True)
+        client.wait_for_workers(1)
+
+
+class _TaskFailed(Exception):
+    """A chunk's task raised ``error`` on a worker (as opposed to the cluster failing)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _run_dask(tasks: Iterable[ChunkTask], scheduler: str) -> Iterator[ChunkResult]:
+    """Chunks as tasks on the Dask cluster at ``scheduler``, a bounded number in flight.
+
+    A task's own error (a malformed deal) is raised as it is; the scheduler failing in any way
+    raises ``SchedulerLost``."""
+    with _quiet_logging():
+        client = _connect(scheduler)
+        futures = []
+        try:
+            yield from _dask_results(client, tasks, scheduler, futures)
+        except _TaskFailed as e:
+            raise e.error from None
+        except Exception as e:  # noqa: BLE001 - whatever the client raises, the cluster is gone
+            detail = f": {clip(e, quote=False)}" if str(e) else ""
+            raise SchedulerLost(f"lost the Dask scheduler at {scheduler} "
+                                f"({type(e).__name__}{detail})") from None
+        finally:
+            with contextlib.suppress(Exception):
+                if futures and client.status == "running":
+                    client.cancel(futures)
+            with contextlib.suppress(Exception):
+                client.close(timeout=CLOSE_SECONDS)
+
+
+def _dask_results(client, tasks, scheduler: str, futures: list) -> Iterator[ChunkResult]:
+    from distributed import as_completed
+
+    _wait_for_workers(client, scheduler)
+    window = 2 * max(1, sum(client.nthreads().values()))
+    tasks = iter(tasks)
+    pending = as_completed(loop=client.loop)
+    run = uuid.uuid4().hex[:8]
+
+    def submit() -> bool:
+        t = next(tasks, None)
+        if t is None:
+            return False
+        fut = client.submit(solve_chunk, t, key=f"pyramid-batch-{run}-{t.index}", pure=False)
+        futures.append(fut)
+        pending.add(fut)
+        return True
+
+    for _ in range(window):
+        if not submit():
+            break
+    for fut in pending:
+        if fut.status == "error":
+            raise _TaskFailed(fut.exception())
+        result = fut.result()
+        futures.remove(fut)
+        fut.release()
+        yield result
+        submit()
 
 
 # --------------------------------------------------------------------------- the run
@@ -283,51 +457,84 @@ def _tasks(plan: BatchPlan, done: dict[int, dict], digests: dict[int, str],
         yield plan.task(index, payload)
 
 
+def _fault(e: BaseException) -> str | None:
+    """What stopped the run, for a fault (not bad input, not a bug); ``None`` otherwise."""
+    if isinstance(e, SchedulerLost):
+        return str(e)
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    if isinstance(e, OSError):
+        where = f"cannot write {e.filename}: " if e.filename else ""
+        return f"{where}{e.strerror or e}"
+    return None
+
+
 def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
               progress: bool = True, scheduler: str | None = None) -> dict:
     """Score every deal of ``plan`` into ``plan.out``; returns the summary (``Summary.to_dict``)
     plus ``run`` facts. Raises ``ValueError`` for bad input (a malformed deal line names its
-    line) and ``BatchInterrupted`` on Ctrl-C."""
+    line), ``BatchFailed`` for a fault that stopped the run (disk full, the scheduler lost, the
+    output in use by another run) and ``BatchInterrupted`` on Ctrl-C."""
     jobs = check_jobs(jobs)
-    done = _open_parts(plan, resume)
-    total = plan.source.total()
-    already = sum(rec["rows"] for rec in done.values())
-    digests: dict[int, str] = {}
-    seen = [0]
-    tasks = _tasks(plan, done, digests, seen)
-    if total is not None:  # no more processes than chunks left to score
-        jobs = max(1, min(jobs, -(-(total - already) // plan.chunk)))
-    if scheduler:
-        results = _run_dask(tasks, scheduler)
-        where = f"Dask cluster {scheduler}"
-    elif jobs == 1:
-        results = _run_inline(tasks)
-        where = "1 process"
-    else:
-        results = _run_pool(tasks, jobs)
-        where = f"{jobs} processes"
-    bar = tqdm(total=total, initial=already, desc="deals", unit="deal", disable=not progress,
-               leave=False, dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
-    t0 = time.perf_counter()
-    scored = 0
+    lock = _lock_parts(plan)
     try:
+        return _run_locked(plan, jobs, resume, progress, scheduler, lock)
+    finally:
+        os.close(lock)
+
+
+def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
+                scheduler: str | None, lock: int) -> dict:
+    fresh = not os.path.exists(os.path.join(plan.parts_dir, MANIFEST))
+    try:
+        done = _open_parts(plan, resume)
+    except OSError as e:
+        if fresh:
+            shutil.rmtree(plan.parts_dir, ignore_errors=True)
+        raise BatchFailed(f"{_fault(e)}; {_kept(0, plan.parts_dir)}") from None
+    already = sum(rec["rows"] for rec in done.values())
+    total = None
+    results = iter(())
+    bar = None
+    scored = 0
+    t0 = time.perf_counter()
+    try:
+        total = plan.source.total()
+        digests: dict[int, str] = {}
+        seen = [0]
+        tasks = _tasks(plan, done, digests, seen)
+        if total is not None:  # no more processes than chunks left to score
+            jobs = max(1, min(jobs, -(-(total - already) // plan.chunk)))
+        if scheduler:
+            results = _run_dask(tasks, scheduler)
+            where = f"Dask cluster {scheduler}"
+        elif jobs == 1:
+            results = _run_inline(tasks)
+            where = "1 process"
+        else:
+            results = _run_pool(tasks, jobs, lock)
+            where = f"{jobs} processes"
+        bar = tqdm(total=total, initial=already, desc="deals", unit="deal", disable=not progress,
+                   leave=False, dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
         for r in results:
             done[r.index] = _save_chunk(plan, r, digests.pop(r.index))
             scored += len(r)
             bar.update(len(r))
     except KeyboardInterrupt:
-        results.close()
-        bar.close()
+        _stop(results, bar)
         raise BatchInterrupted(sum(rec["rows"] for rec in done.values()), total,
                                plan.parts_dir) from None
     except Exception as e:
-        results.close()
-        bar.close()
+        _stop(results, bar)
         if not done:  # nothing to keep: do not leave a run behind that asks for --resume
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
         if isinstance(e, DealError) and isinstance(plan.source, LineSource):
             raise ValueError(f"{plan.source.name()} {e}") from None
-        raise
+        cause = _fault(e)
+        if cause is None:
+            raise
+        kept = sum(rec["rows"] for rec in done.values())
+        raise BatchFailed(f"{cause}; {_kept(kept, plan.parts_dir, total)}") from None
     bar.close()
     n_chunks = seen[0]
     extra = sorted(k for k in done if k >= n_chunks)
@@ -335,8 +542,7 @@ def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
         raise ValueError(f"cannot resume: the interrupted run had chunk {extra[0]}, beyond the "
                          f"end of the input ({n_chunks} chunks)")
     wall = time.perf_counter() - t0
-    assemble(plan.out, [plan.part(k, plan.fmt) for k in range(n_chunks)], plan.fmt,
-             plan.source.id_column)
+    _join(plan, n_chunks, already + scored)
     summary = Summary(plan.source.id_column)
     for k in range(n_chunks):
         summary.merge(Summary.from_state(done[k]["summary"]))
@@ -349,8 +555,31 @@ def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
     return d
 
 
+def _stop(results, bar) -> None:
+    """Stop the executor (its workers or its Dask tasks) and the progress bar."""
+    close = getattr(results, "close", None)
+    if close is not None:
+        close()
+    if bar is not None:
+        bar.close()
+
+
+def _join(plan: BatchPlan, n_chunks: int, deals: int) -> None:
+    """Join the chunk files into ``plan.out``; a fault or Ctrl-C keeps them for ``--resume``."""
+    try:
+        assemble(plan.out, [plan.part(k, plan.fmt) for k in range(n_chunks)], plan.fmt,
+                 plan.source.id_column)
+    except KeyboardInterrupt:
+        raise BatchInterrupted(deals, deals, plan.parts_dir) from None
+    except (OSError, MemoryError) as e:
+        raise BatchFailed(f"{_fault(e)}; all {deals} deals are scored and kept in "
+                          f"{plan.parts_dir}: run the same command with --resume to write "
+                          f"{plan.out}") from None
+
+
 def summarise_file(path: str, fmt: str | None = None) -> dict:
-    """The summary of an existing results file (CSV or Parquet), read block by block."""
+    """The summary of an existing results file (CSV or Parquet), read block by block and checked
+    row by row (``batch_io.read_results``)."""
     from solver.batch_io import read_results
 
     id_column, blocks = read_results(path, fmt)

@@ -9,39 +9,66 @@ Results schema (one row per deal, in input order; the same columns in CSV and Pa
     winnable      bool    true / false; empty (null) when a limit stopped the search
     moves         int     minimum number of moves of a won deal (``--optimal`` only; else empty)
     states        int     positions the search expanded
-    ms            float   wall time of the deal's search in milliseconds (CSV: 3 decimals)
-    outcome       string  won / lost / unknown (unknown: --max-states or --timeout was hit)
+    ms            float   wall time of the deal's search in milliseconds (CSV: 6 decimals, the
+                          measured nanoseconds exactly)
+    outcome       string  won / lost / unknown (unknown: --max-states or --timeout was hit, or the
+                          search ran out of memory)
+
+Every error raised for a bad input is a ``ValueError`` whose message names the file and line (or
+the option) and never echoes more than ``ECHO_CHARS`` characters of the bad text.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
+import math
 import os
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from solver.batch_summary import OUTCOME_NAMES
-from solver.batch_work import NO_MOVES, ChunkResult
+from solver.batch_summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES
 from solver.cards import format_card
 from solver.layout import DECK_CARDS
 from solver.rng import MAX_SEED
 
+if TYPE_CHECKING:
+    from solver.batch_work import ChunkResult
+
 FORMATS = ("csv", "parquet")
 COLUMNS = ("deal", "winnable", "moves", "states", "ms", "outcome")
 """The columns after the id column (``seed`` or ``line``)."""
-PARQUET_SUFFIXES = (".parquet", ".pq")
+SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+"""The output file suffixes and the format each one means."""
+PARQUET_MAGIC = b"PAR1"
+"""The first four bytes of every Parquet file."""
+ECHO_CHARS = 80
+"""At most this many characters of a bad token or line are echoed in an error message."""
+MAX_DEAL_LINE_CHARS = 4096
+"""A deal line longer than this is refused before parsing (a deal is 52 short card tokens)."""
+UTF8_BOM = "\ufeff"
 
 _CARD_TEXT = np.array([[ord(ch) for ch in format_card(c)] for c in range(DECK_CARDS)],
                       dtype=np.uint8).view(np.uint16).ravel()
 """``_CARD_TEXT[c]``: the two characters of card ``c`` as one uint16 (every Pyramid card is 2
 characters)."""
 _DEAL_CHARS = 3 * DECK_CARDS - 1
+
+
+def clip(text, limit: int = ECHO_CHARS, quote: bool = True) -> str:
+    """``text`` (quoted with ``repr`` unless ``quote`` is false) cut to about ``limit``
+    characters (ending "…"), for error messages: a bad token may be megabytes long."""
+    text = str(text) if quote else " ".join(str(text).split())  # one line, whatever it held
+    show = repr if quote else str
+    if len(text) > limit:
+        return show(text[:limit]) + f"… ({len(text)} characters)"
+    return show(text)
 
 
 # --------------------------------------------------------------------------- sources
@@ -68,7 +95,13 @@ class SeedSource:
 
 @dataclass(frozen=True)
 class LineSource:
-    """A deal file, one deal per line (``-`` = stdin); blank lines are skipped."""
+    """A deal file, one deal per line (``-`` = stdin); blank lines are skipped.
+
+    The file may be anything that can be read once from start to end: a regular file, a FIFO, a
+    pipe such as a shell's ``<(...)`` (``/dev/fd/N``), a character device (``/dev/null``). Only a
+    regular file is counted beforehand (for the progress bar's total); the others are read once.
+    The text is UTF-8 (a byte-order mark at the start is skipped).
+    """
 
     path: str
     id_column = "line"
@@ -79,48 +112,76 @@ class LineSource:
     def name(self) -> str:
         return "stdin" if self.path == "-" else self.path
 
+    def check(self) -> None:
+        """Refuse a path that cannot be a deal file, without reading it (a pipe reads once)."""
+        if self.path == "-":
+            return
+        if self.path == "":
+            raise ValueError("--deal-file must name a file ('-' for stdin), not ''")
+        if not os.path.lexists(self.path):
+            raise ValueError(f"cannot read the deal file {self.path}: no such file")
+        if os.path.isdir(self.path):
+            raise ValueError(f"cannot read the deal file {self.path}: it is a directory")
+        if os.path.isfile(self.path):  # a regular file: open it now to report a refusal early
+            with self._open():
+                pass
+
     def total(self) -> int | None:
         """Non-blank lines of a regular file (one quick pass); ``None`` for stdin or a pipe."""
         if self.path == "-" or not os.path.isfile(self.path):
             return None
         n = 0
-        with open(self.path, "rb") as f:
+        with self._open() as f:
             for line in f:
                 n += bool(line.strip())
         return n
 
     def _open(self):
+        """The file in binary mode, as a context manager (stdin's buffer for ``-``, left open)."""
         if self.path == "-":
-            return sys.stdin, False
+            return contextlib.nullcontext(sys.stdin.buffer)
         try:
-            return open(self.path, encoding="utf-8"), True
+            return open(self.path, "rb")
         except OSError as e:
-            raise ValueError(f"cannot read the deal file {self.path}: {e.strerror}") from None
+            raise ValueError(f"cannot read the deal file {self.path}: "
+                             f"{e.strerror or e}") from None
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of every non-blank line, stripped, read lazily."""
+        with self._open() as f:
+            try:
+                for lineno, raw in enumerate(f, start=1):
+                    try:
+                        text = raw.decode("utf-8").strip()
+                    except UnicodeDecodeError:
+                        raise ValueError(f"{self.name()} is not a text file of deals (line "
+                                         f"{lineno} is not UTF-8)") from None
+                    if lineno == 1:
+                        text = text.removeprefix(UTF8_BOM).strip()
+                    if not text:
+                        continue
+                    if len(text) > MAX_DEAL_LINE_CHARS:
+                        raise ValueError(f"{self.name()} line {lineno} is too long for a deal "
+                                         f"({len(text)} characters; a deal is 52 cards)")
+                    yield lineno, text
+            except OSError as e:
+                raise ValueError(f"cannot read the deal file {self.name()}: "
+                                 f"{e.strerror or e}") from None
 
     def chunks(self, size: int) -> Iterator[tuple[int, tuple, str]]:
         """``(index, ((line number, text), ...), digest)`` per chunk, read lazily."""
-        f, close = self._open()
-        try:
-            k = 0
-            block: list = []
-            for lineno, line in enumerate(f, start=1):
-                text = line.strip()
-                if not text:
-                    continue
-                block.append((lineno, text))
-                if len(block) == size:
-                    yield k, tuple(block), lines_digest(block)
-                    k += 1
-                    block = []
-            if block:
+        k = 0
+        block: list = []
+        for item in self.lines():
+            block.append(item)
+            if len(block) == size:
                 yield k, tuple(block), lines_digest(block)
-            elif k == 0:
-                raise ValueError(f"{self.name()} holds no deal (it is empty or only blank lines)")
-        except UnicodeDecodeError:
-            raise ValueError(f"{self.name()} is not a text file of deals") from None
-        finally:
-            if close:
-                f.close()
+                k += 1
+                block = []
+        if block:
+            yield k, tuple(block), lines_digest(block)
+        elif k == 0:
+            raise ValueError(f"{self.name()} holds no deal (it is empty or only blank lines)")
 
 
 def lines_digest(block) -> str:
@@ -132,32 +193,80 @@ def lines_digest(block) -> str:
 
 
 def parse_seed_range(text: str) -> SeedSource:
-    """``"A:B"`` -> seeds A .. B-1 (``"N"`` alone: seed N). Raises ``ValueError``."""
+    """``"A:B"`` -> seeds A .. B-1. Raises ``ValueError`` naming the expected form."""
     t = text.strip().replace("_", "")
+    form = "must be START:STOP (STOP excluded), e.g. 0:1000000"
+    if ":" not in t:
+        raise ValueError(f"{form}, not {clip(text)}")
+    a, b = t.split(":", 1)
     try:
-        if ":" in t:
-            a, b = t.split(":", 1)
-            start, stop = int(a), int(b)
-        else:
-            start = int(t)
-            stop = start + 1
+        start, stop = int(a), int(b)
     except ValueError:
-        raise ValueError(f"seeds must be START:STOP (STOP excluded), e.g. 0:1000000, not {text!r}") \
-            from None
+        raise ValueError(f"{form}, not {clip(text)}") from None
     if not 0 <= start < stop <= MAX_SEED + 1:
-        raise ValueError(f"seed range {text!r} must satisfy 0 <= START < STOP <= 2**63")
+        raise ValueError(f"{clip(text)} must satisfy 0 <= START < STOP <= 2**63")
     return SeedSource(start, stop)
 
 
 # --------------------------------------------------------------------------- output formats
 
-def output_format(path: str, fmt: str | None) -> str:
-    """``fmt`` if given, else Parquet for a .parquet/.pq name and CSV otherwise."""
-    if fmt is None:
-        return "parquet" if path.lower().endswith(PARQUET_SUFFIXES) else "csv"
+def _check_format(fmt: str) -> str:
     if fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+        raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {clip(fmt)}")
     return fmt
+
+
+def output_format(path: str, fmt: str | None) -> str:
+    """The format of the results file ``path``: its suffix's (.csv; .parquet or .pq), or ``fmt``.
+
+    With ``fmt`` given any other suffix (or none) is accepted, but a known suffix that says the
+    other format is refused, as is an unknown suffix without ``fmt``.
+    """
+    suffix = os.path.splitext(path)[1].lower()
+    implied = SUFFIXES.get(suffix)
+    if fmt is None:
+        if implied is None:
+            raise ValueError(f"--out {clip(path)}: cannot tell the format from the suffix "
+                             f"{clip(suffix) if suffix else '(none)'}: name it .csv, .parquet or "
+                             f".pq, or give --format")
+        return implied
+    _check_format(fmt)
+    if implied is not None and implied != fmt:
+        raise ValueError(f"--format {fmt} contradicts the name {clip(path)} (a {suffix} file is "
+                         f"{implied})")
+    return fmt
+
+
+def check_writable(path: str, option: str) -> None:
+    """Refuse a file name ``path`` (given with ``option``) that cannot be created: empty, a
+    directory, in a folder that does not exist or cannot be written. A probe file is created
+    beside it and removed at once (the only sure test: root passes ``os.access`` anywhere)."""
+    if not path:
+        raise ValueError(f"{option} must name a file, not ''")
+    if os.path.isdir(path):
+        raise ValueError(f"{option} {clip(path)} is a directory; name a file in it")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{option} {clip(path)}: the folder {clip(folder)} does not exist")
+    probe = f"{path}.probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError as e:
+        raise ValueError(f"{option} {clip(path)}: cannot write files in {clip(folder)} "
+                         f"({e.strerror or e})") from None
+    os.unlink(probe)
+
+
+def results_format(path: str, fmt: str | None) -> str:
+    """The format of an existing results file: ``fmt``, else by its suffix, else by its content
+    (Parquet files start with ``PAR1``)."""
+    if fmt is not None:
+        return _check_format(fmt)
+    implied = SUFFIXES.get(os.path.splitext(path)[1].lower())
+    if implied is not None:
+        return implied
+    with open(path, "rb") as f:
+        return "parquet" if f.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC else "csv"
 
 
 def require_pyarrow():
@@ -193,8 +302,9 @@ def csv_rows(r: ChunkResult) -> str:
     out = io.StringIO()
     for i, deal, o, m, s, ns in zip(r.ids.tolist(), texts, r.outcome.tolist(), r.moves.tolist(),
                                     r.states.tolist(), r.ns.tolist()):
+        ms, frac = divmod(ns, NS_PER_MS)  # the exact decimal text of ns / 1e6
         out.write(f"{i},{deal},{_WINNABLE_TEXT[o]},{'' if m == NO_MOVES else m},{s},"
-                  f"{ns / 1e6:.3f},{OUTCOME_NAMES[o]}\n")
+                  f"{ms}.{frac:06d},{OUTCOME_NAMES[o]}\n")
     return out.getvalue()
 
 
@@ -214,7 +324,7 @@ def parquet_table(r: ChunkResult, id_column: str):
         pa.array(r.outcome == 1, mask=unknown, type=pa.bool_()),
         pa.array(r.moves, mask=r.moves == NO_MOVES, type=pa.int16()),
         pa.array(r.states, type=pa.int64()),
-        pa.array(r.ns / 1e6, type=pa.float64()),
+        pa.array(r.ns / NS_PER_MS, type=pa.float64()),
         pa.array([OUTCOME_NAMES[o] for o in r.outcome.tolist()], type=pa.string()),
     ], schema=parquet_schema(id_column))
 
@@ -230,6 +340,10 @@ def write_atomic(path: str, write) -> None:
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as e:
+        if e.filename is None:  # a failed write() names no file: name the one being written
+            raise OSError(e.errno, e.strerror, path) from None
+        raise
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -276,78 +390,172 @@ def assemble(out: str, parts: list[str], fmt: str, id_column: str) -> None:
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
     """``(id_column, blocks)`` of a results file; each block is a dict of numpy columns ``ids``,
     ``outcome`` (codes), ``moves`` (-1 for none), ``states``, ``ms`` and the list ``deal``.
-    Raises ``ValueError`` for a missing file or a file that is not a batch results table."""
-    if not os.path.isfile(path):
-        raise ValueError(f"no such file: {path}")
-    fmt = output_format(path, fmt)
-    if fmt == "parquet":
-        _, pq = require_pyarrow()
-        try:
-            pf = pq.ParquetFile(path)
-        except Exception as e:  # pyarrow raises its own error types for a bad file
-            raise ValueError(f"{path} is not a Parquet file: {e}") from None
-        id_column = _check_columns(path, pf.schema_arrow.names)
-        return id_column, _parquet_blocks(pf, id_column, block)
+
+    Every row is checked: a field that is not of its column's type, fields that contradict each
+    other (``winnable`` against ``outcome``, moves of a deal not won), a missing or extra field
+    raise a ``ValueError`` naming the file and the line (CSV) or row (Parquet). So does a missing
+    file, a directory, or a file that is not a batch results table.
+    """
+    if not os.path.lexists(path):
+        raise ValueError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory, not a results file")
+    try:
+        fmt = results_format(path, fmt)
+        if fmt == "parquet":
+            return _open_parquet(path, block)
+        return _open_csv(path, block)
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _open_parquet(path: str, block: int):
+    pa, pq = require_pyarrow()
+    try:
+        pf = pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as e:  # pyarrow's errors for a file that is not Parquet
+        raise ValueError(f"{path} is not a Parquet file ({clip(e, quote=False)})") from None
+    id_column = _check_columns(path, pf.schema_arrow.names)
+    return id_column, _parquet_blocks(pf, id_column, block, path, pa.ArrowException)
+
+
+def _open_csv(path: str, block: int):
     f = open(path, encoding="utf-8", newline="")
-    reader = csv.reader(f)
-    header = next(reader, None)
+    try:
+        reader = csv.reader(f)
+        header = next(reader, None)
+    except (UnicodeDecodeError, csv.Error):
+        f.close()
+        raise ValueError(f"{path} is not a batch results file (not CSV text)") from None
     if header is None:
         f.close()
-        raise ValueError(f"{path} is empty")
-    id_column = _check_columns(path, header)
+        raise ValueError(f"{path} is empty (not a batch results file)")
+    try:
+        id_column = _check_columns(path, header)
+    except ValueError:
+        f.close()
+        raise
     return id_column, _csv_blocks(f, reader, header, id_column, block, path)
 
 
 def _check_columns(path: str, names) -> str:
     ids = [c for c in ("seed", "line") if c in names]
     missing = [c for c in COLUMNS if c not in names]
-    if len(ids) != 1 or missing:
+    if len(ids) != 1 or missing or len(names) != len(COLUMNS) + 1:
         raise ValueError(f"{path} is not a batch results file (expected the columns seed or line, "
                          f"{', '.join(COLUMNS)})")
     return ids[0]
 
 
 _OUTCOME_CODE = {name: code for code, name in enumerate(OUTCOME_NAMES)}
+_WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
+"""The ``winnable`` value that goes with each outcome."""
+_CSV_WINNABLE = {"true": True, "false": False, "": None}
 
 
-def _block(ids, deals, outcome, moves, states, ms) -> dict:
-    return {"ids": np.asarray(ids, dtype=np.int64), "deal": deals,
+class _BadRow(ValueError):
+    """What is wrong with a row (the caller adds the file and line)."""
+
+
+def _integer(name: str, value) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number = int(value)
+    else:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise _BadRow(f"{name} {clip(value)} is not an integer") from None
+    if number < 0:
+        raise _BadRow(f"{name} {number} is negative")
+    return number
+
+
+def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome) -> tuple:
+    """The row as ``(id, deal, outcome code, moves or NO_MOVES, states, ms)``; raises
+    ``_BadRow``."""
+    ident = _integer(id_column, ident)
+    if not isinstance(deal, str) or not deal.strip():
+        raise _BadRow("the deal is empty")
+    if outcome not in _OUTCOME_CODE:
+        raise _BadRow(f"outcome {clip(outcome)} is not one of {', '.join(OUTCOME_NAMES)}")
+    if winnable is not _WINNABLE_OF[outcome]:
+        shown = _WINNABLE_TEXT[int(winnable)] if isinstance(winnable, bool) else (
+            "empty" if winnable is None else clip(winnable))
+        raise _BadRow(f"winnable {shown} contradicts outcome {outcome}")
+    if moves is None:
+        moves = NO_MOVES
+    else:
+        moves = _integer("moves", moves)
+        if outcome != "won":
+            raise _BadRow(f"moves {moves} given for a deal not won (outcome {outcome})")
+    states = _integer("states", states)
+    try:
+        ms = float(ms)
+    except (TypeError, ValueError):
+        raise _BadRow(f"ms {clip(ms)} is not a number") from None
+    if not (math.isfinite(ms) and ms >= 0):
+        raise _BadRow(f"ms {ms} is not a time")
+    return ident, deal, _OUTCOME_CODE[outcome], moves, states, ms
+
+
+def _block(rows) -> dict:
+    ids, deals, outcome, moves, states, ms = zip(*rows)
+    return {"ids": np.asarray(ids, dtype=np.int64), "deal": list(deals),
             "outcome": np.asarray(outcome, dtype=np.int8),
             "moves": np.asarray(moves, dtype=np.int64), "states": np.asarray(states, np.int64),
             "ms": np.asarray(ms, dtype=np.float64)}
 
 
 def _csv_blocks(f, reader, header, id_column, block, path):
-    col = {name: header.index(name) for name in (id_column,) + COLUMNS}
+    order = [header.index(name) for name in (id_column,) + COLUMNS]
+    winnable_at = 1 + COLUMNS.index("winnable")
+    moves_at = 1 + COLUMNS.index("moves")
     try:
         rows = []
-        for rownum, row in enumerate(reader, start=2):
+        while True:
             try:
-                rows.append((int(row[col[id_column]]), row[col["deal"]],
-                             _OUTCOME_CODE[row[col["outcome"]]],
-                             int(row[col["moves"]]) if row[col["moves"]] else NO_MOVES,
-                             int(row[col["states"]]), float(row[col["ms"]])))
-            except (ValueError, KeyError, IndexError):
-                raise ValueError(f"{path} row {rownum} is not a valid results row") from None
+                row = next(reader, None)
+            except UnicodeDecodeError:
+                raise ValueError(f"{path} line {reader.line_num + 1} is not UTF-8 text") from None
+            except csv.Error as e:
+                raise ValueError(f"{path} line {reader.line_num}: {clip(e, quote=False)}") \
+                    from None
+            if row is None:
+                break
+            try:
+                if len(row) != len(header):
+                    raise _BadRow(f"{len(row)} fields, the header has {len(header)}")
+                fields = [row[k] for k in order]
+                if fields[winnable_at] not in _CSV_WINNABLE:
+                    raise _BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
+                                  f"empty")
+                fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
+                fields[moves_at] = fields[moves_at] or None
+                rows.append(_check_row(id_column, *fields))
+            except _BadRow as e:
+                raise ValueError(f"{path} line {reader.line_num}: {e}") from None
             if len(rows) == block:
-                yield _block(*_columns(rows))
+                yield _block(rows)
                 rows = []
         if rows:
-            yield _block(*_columns(rows))
+            yield _block(rows)
     finally:
         f.close()
 
 
-def _columns(rows):
-    ids, deals, outcome, moves, states, ms = zip(*rows)
-    return ids, list(deals), outcome, moves, states, ms
-
-
-def _parquet_blocks(pf, id_column, block):
-    for batch in pf.iter_batches(batch_size=block):
-        d = batch.to_pydict()
-        bad = [o for o in d["outcome"] if o not in _OUTCOME_CODE]
-        if bad:
-            raise ValueError(f"unknown outcome {bad[0]!r} in the results file")
-        yield _block(d[id_column], d["deal"], [_OUTCOME_CODE[o] for o in d["outcome"]],
-                     [NO_MOVES if m is None else m for m in d["moves"]], d["states"], d["ms"])
+def _parquet_blocks(pf, id_column, block, path, arrow_error):
+    row = 0
+    try:
+        for batch in pf.iter_batches(batch_size=block):
+            d = batch.to_pydict()
+            rows = []
+            for fields in zip(*(d[name] for name in (id_column,) + COLUMNS)):
+                row += 1
+                try:
+                    rows.append(_check_row(id_column, *fields))
+                except _BadRow as e:
+                    raise ValueError(f"{path} row {row}: {e}") from None
+            if rows:
+                yield _block(rows)
+    except (arrow_error, OSError) as e:
+        raise ValueError(f"{path} is a damaged Parquet file ({clip(e, quote=False)})") from None

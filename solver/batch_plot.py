@@ -3,6 +3,18 @@ Wilson interval (optional: needs matplotlib, the ``plot`` extra)."""
 
 from __future__ import annotations
 
+from solver.batch_io import check_writable
+
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+"""The image formats ``--plot`` can write (matplotlib's, chosen by the suffix)."""
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse a ``--plot`` file that cannot be written or is no image name, before any work."""
+    check_writable(path, "--plot")
+    if not path.lower().endswith(IMAGE_SUFFIXES):
+        raise ValueError(f"--plot {path}: name an image file ({', '.join(IMAGE_SUFFIXES)})")
+
 
 def require_matplotlib():
     """``matplotlib.pyplot`` on the non-interactive Agg backend, or a ``ValueError`` saying how to
@@ -39,13 +51,16 @@ def plot_summary(summary: dict, path: str, title: str = "") -> None:
         ax_moves.set_axis_off()
     wr = summary["win_rate"]
     o = summary["outcomes"]
-    ax_rate.errorbar([0], [wr["p"]], yerr=[[wr["p"] - wr["lo"]], [wr["hi"] - wr["p"]]],
-                     fmt="o", color="#55A868", capsize=8, markersize=8)
+    if wr["n"]:
+        ax_rate.errorbar([0], [wr["p"]], yerr=[[wr["p"] - wr["lo"]], [wr["hi"] - wr["p"]]],
+                         fmt="o", color="#55A868", capsize=8, markersize=8)
+        ax_rate.set_title(f"Win rate {wr['p']:.4f}\n[{wr['lo']:.4f}, {wr['hi']:.4f}]")
+    else:
+        ax_rate.set_title("Win rate n/a\n(no decided deal)")
     ax_rate.set_xlim(-1, 1)
     ax_rate.set_ylim(0, 1)
     ax_rate.set_xticks([])
     ax_rate.set_ylabel("win rate (95% Wilson interval)")
-    ax_rate.set_title(f"Win rate {wr['p']:.4f}\n[{wr['lo']:.4f}, {wr['hi']:.4f}]")
     ax_rate.text(0, 0.08, f"won {o['won']}\nlost {o['lost']}\nunknown {o['unknown']}",
                  ha="center", va="bottom", fontsize=9)
     fig.suptitle(f"{title}: {summary['deals']} deals" if title else f"{summary['deals']} deals")

@@ -1,6 +1,10 @@
 """The summary of a batch: outcome counts, win rate with its Wilson interval, the histogram of
 minimum moves and the slowest deals. Built chunk by chunk (constant memory) and mergeable, so a
-resumed run and ``pyramid stats`` give the same figures as the run that wrote the file."""
+resumed run and ``pyramid stats`` give the same figures as the run that wrote the file.
+
+Times are kept as whole nanoseconds (the results file holds every row's ``ms`` to the nanosecond),
+so the totals do not depend on how the rows were cut into blocks: ``pyramid batch --json`` and
+``pyramid stats --json`` of the same results print the same numbers, unrounded."""
 
 from __future__ import annotations
 
@@ -12,6 +16,9 @@ from solver.stats import fmt_p, text_histogram, wilson
 
 OUTCOME_NAMES = ("lost", "won", "unknown")
 """Outcome names by ``solver.search.Outcome`` value: 0 lost, 1 won, 2 unknown (a limit hit)."""
+NO_MOVES = -1
+"""``moves`` of a deal without a minimum move count (not solved for it, or not won)."""
+NS_PER_MS = 1_000_000
 SLOWEST = 10
 """How many of the slowest deals a summary keeps."""
 
@@ -26,7 +33,7 @@ class Summary:
         self.moves = Counter()
         self.states_total = 0
         self.states_max = 0
-        self.ms_total = 0.0
+        self.ns_total = 0
         self.slowest: list[dict] = []
 
     @property
@@ -49,10 +56,10 @@ class Summary:
         self.states_total += int(states.sum())
         self.states_max = max(self.states_max, int(states.max()))
         ms = np.asarray(ms, dtype=np.float64)
-        self.ms_total += float(ms.sum())
+        self.ns_total += int(np.rint(ms * NS_PER_MS).astype(np.int64).sum())
         k = min(self.top, len(ms))
         for i in np.argsort(-ms, kind="stable")[:k].tolist():
-            self.slowest.append({self.id_column: int(ids[i]), "ms": round(float(ms[i]), 3),
+            self.slowest.append({self.id_column: int(ids[i]), "ms": float(ms[i]),
                                  "states": int(states[i]), "outcome": OUTCOME_NAMES[outcome[i]],
                                  "deal": deal_text(i)})
         self._trim()
@@ -66,7 +73,7 @@ class Summary:
         self.moves.update(other.moves)
         self.states_total += other.states_total
         self.states_max = max(self.states_max, other.states_max)
-        self.ms_total += other.ms_total
+        self.ns_total += other.ns_total
         self.slowest.extend(other.slowest)
         self._trim()
 
@@ -75,14 +82,14 @@ class Summary:
         return {"id_column": self.id_column, "outcomes": dict(self.outcomes),
                 "moves": {str(k): v for k, v in self.moves.items()},
                 "states_total": self.states_total, "states_max": self.states_max,
-                "ms_total": self.ms_total, "slowest": self.slowest}
+                "ns_total": self.ns_total, "slowest": self.slowest}
 
     @classmethod
     def from_state(cls, d: dict, top: int = SLOWEST) -> "Summary":
         s = cls(d["id_column"], top)
         s.outcomes.update(d["outcomes"])
         s.moves.update({int(k): v for k, v in d["moves"].items()})
-        s.states_total, s.states_max, s.ms_total = d["states_total"], d["states_max"], d["ms_total"]
+        s.states_total, s.states_max, s.ns_total = d["states_total"], d["states_max"], d["ns_total"]
         s.slowest = list(d["slowest"])
         s._trim()
         return s
@@ -103,9 +110,10 @@ class Summary:
             "win_rate": wilson(won, won + lost),
             "moves": moves,
             "moves_histogram": {str(k): v for k, v in hist.items()},
-            "states": {"total": self.states_total, "mean": self.states_total / n if n else 0.0,
+            "states": {"total": self.states_total, "mean": self.states_total / n if n else None,
                        "max": self.states_max},
-            "ms": {"total": self.ms_total, "mean": self.ms_total / n if n else 0.0},
+            "ms": {"total": self.ns_total / NS_PER_MS,
+                   "mean": self.ns_total / NS_PER_MS / n if n else None},
             "slowest": self.slowest,
         }
 
@@ -138,8 +146,11 @@ def summary_text(d: dict) -> str:
                      f"{m['median']:g}, min {m['min']}, max {m['max']}")
         hist = {int(k): v for k, v in d["moves_histogram"].items()}
         lines.append(text_histogram(hist, label="  moves      deals"))
-    lines.append(f"States per deal: mean {d['states']['mean']:.1f}, max {d['states']['max']}; "
-                 f"search time per deal: mean {d['ms']['mean']:.3f} ms")
+    if d["deals"]:
+        lines.append(f"States per deal: mean {d['states']['mean']:.1f}, max {d['states']['max']}; "
+                     f"search time per deal: mean {d['ms']['mean']:.3f} ms")
+    else:
+        lines.append("States per deal: n/a; search time per deal: n/a (no deal)")
     if d["slowest"]:
         id_col = next(k for k in d["slowest"][0] if k in ("seed", "line"))
         lines.append("Slowest deals:")

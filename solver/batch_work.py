@@ -11,8 +11,17 @@ clock around every deal itself: ``_clock_ns`` calls libc's ``clock_gettime(CLOCK
 nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
 ``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal, so the timed kernel
 runs as fast as the untimed one; a Python loop with ``time.perf_counter_ns`` around a per-deal
-kernel call measured 0-10% slower (benchmarks/RESULTS.md, "Batch scoring"). Minimum-move solving (``optimal``) is a Python call per deal anyway and is
-timed with ``time.perf_counter`` around it.
+kernel call measured 0-10% slower (benchmarks/RESULTS.md, "Batch scoring"). Minimum-move solving
+(``optimal``) is a Python call per deal anyway and is timed with ``time.perf_counter`` around it.
+
+Times are search times only: the first time a thread needs a workspace (``workspace_for``,
+``optimal_workspace``) it runs a throw-away search with it, which loads (or compiles) every
+kernel the timed searches call and touches the fresh memory, before any deal is timed. This
+holds in pool processes and in each thread of a Dask worker alike.
+
+Memory. A deal whose minimum-move search runs out of memory (``MemoryError``, numpy's
+``_ArrayMemoryError`` included) is ``unknown``; its workspace is dropped and the next deal starts
+with a fresh, small one, so a chunk always finishes and a resumed run never fails again on it.
 """
 
 from __future__ import annotations
@@ -28,7 +37,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from solver.deals import DealError, deals_from_seeds, parse_deal
+from solver.batch_summary import NO_MOVES
+from solver.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
 from solver.layout import DECK_CARDS
 from solver.rules import Rules
 from solver.search import Outcome, Workspace, _decide, rule_args
@@ -36,8 +46,13 @@ from solver.state import START
 
 CLOCK_MONOTONIC = 1
 """Linux's id of the monotonic clock for ``clock_gettime``."""
-NO_MOVES = -1
-"""``moves`` of a deal without a minimum move count (not solved for it, or not won)."""
+WARM_UP_SEED = 0
+"""The deal of the throw-away searches: under the standard rules its minimum-move search runs
+winnability, A* and the path trace in a few milliseconds, so every kernel is loaded."""
+WARM_UP_STATES = 1000
+"""State cap of the winnability warm-up search."""
+MESSAGE_CHARS = 160
+"""A deal's error message is cut to this length (it quotes the bad token, which may be huge)."""
 IN_KERNEL_CLOCK = sys.platform.startswith("linux")
 """Whether ``_clock_ns`` may be used (the ``timespec`` layout below is Linux's, 64-bit)."""
 
@@ -116,10 +131,15 @@ class ChunkResult:
 _local = threading.local()
 
 
-def _per_thread(key, make):
+def _thread_cache() -> dict:
     cache = getattr(_local, "workspaces", None)
     if cache is None:
         cache = _local.workspaces = {}
+    return cache
+
+
+def _per_thread(key, make):
+    cache = _thread_cache()
     if key not in cache:
         cache[key] = make()
     return cache[key]
@@ -133,23 +153,39 @@ def workspace_for(rules: Rules) -> Workspace:
     """
     def make() -> Workspace:
         ws = Workspace.create(rules)
+        for a in (ws.table, ws.touched, ws.moves, ws.counts):
+            a.fill(0)  # fault every page in now (np.zeros maps them lazily); searches leave zeros
         _warm_up(rules, ws)
         return ws
 
     return _per_thread(rules, make)
 
 
-def optimal_workspace():
-    """This thread's minimum-move search arrays (``solver.optimal.OptimalWorkspace``)."""
-    from solver.optimal import OptimalWorkspace
+OPTIMAL_KEY = "optimal"
 
-    return _per_thread("optimal", OptimalWorkspace.create)
+
+def optimal_workspace(rules: Rules):
+    """This thread's minimum-move search arrays (``solver.optimal.OptimalWorkspace``), warmed up
+    with a throw-away search under ``rules`` when created."""
+    from solver.optimal import OptimalWorkspace, solve_optimal
+
+    def make():
+        ws = OptimalWorkspace.create()
+        solve_optimal(deal_from_seed(WARM_UP_SEED), rules, workspace=ws)
+        return ws
+
+    return _per_thread(OPTIMAL_KEY, make)
+
+
+def _drop_optimal_workspace() -> None:
+    """Forget this thread's minimum-move arrays (after they ran out of memory)."""
+    _thread_cache().pop(OPTIMAL_KEY, None)
 
 
 def _warm_up(rules: Rules, ws: Workspace) -> None:
-    """One throw-away search, so the first deal a worker times does not also pay for the first
-    touch of fresh memory."""
-    _winnability(deals_from_seeds([0]), rules, 1000, ws)
+    """One throw-away search, so the first deal a worker times does not also pay for loading the
+    kernel or the first touch of fresh memory."""
+    _winnability(deals_from_seeds([WARM_UP_SEED]), rules, WARM_UP_STATES, ws)
 
 
 def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +195,10 @@ def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
         try:
             deals[k] = parse_deal(text)
         except DealError as e:
-            raise DealError(f"line {lineno}: {e}") from None
+            message = str(e)
+            if len(message) > MESSAGE_CHARS:
+                message = message[:MESSAGE_CHARS] + "…"
+            raise DealError(f"line {lineno}: {message}") from None
         ids[k] = lineno
     return ids, deals
 
@@ -185,15 +224,23 @@ def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace
 def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | None):
     from solver.optimal import solve_optimal
 
-    ws = optimal_workspace()
     n = len(deals)
     outcome = np.zeros(n, dtype=np.int8)
     moves = np.full(n, NO_MOVES, dtype=np.int16)
     states = np.zeros(n, dtype=np.int64)
     ns = np.zeros(n, dtype=np.int64)
     for k in range(n):
+        ws = optimal_workspace(rules)
         t0 = time.perf_counter_ns()
-        r = solve_optimal(deals[k], rules, max_states=max_states, timeout=timeout, workspace=ws)
+        try:
+            r = solve_optimal(deals[k], rules, max_states=max_states, timeout=timeout,
+                              workspace=ws)
+        except MemoryError:  # the search's arrays did not fit: this deal is unknown
+            ns[k] = time.perf_counter_ns() - t0
+            del ws
+            _drop_optimal_workspace()
+            outcome[k] = int(Outcome.UNKNOWN)
+            continue
         ns[k] = time.perf_counter_ns() - t0
         outcome[k] = int(r.outcome)
         states[k] = r.states

@@ -59,9 +59,9 @@ def test_deal_text_column_is_format_deal():
 
 def test_seed_range_parsing():
     assert parse_seed_range("0:1000000") == SeedSource(0, 1_000_000)
-    assert parse_seed_range("7") == SeedSource(7, 8)
-    for bad in ("5:5", "9:3", "a:b", "-1:4", f"0:{2**63 + 1}"):
-        with pytest.raises(ValueError):
+    assert parse_seed_range("7:8") == SeedSource(7, 8)
+    for bad in ("5:5", "9:3", "a:b", "-1:4", f"0:{2**63 + 1}", "7"):
+        with pytest.raises(ValueError, match="START"):
             parse_seed_range(bad)
 
 
@@ -217,7 +217,7 @@ def test_read_results_rejects_other_files(tmp_path):
         read_results(str(p))
     p.write_text("seed,deal,winnable,moves,states,ms,outcome\n1,x,true,,5,0.1,maybe\n")
     _, blocks = read_results(str(p))
-    with pytest.raises(ValueError, match="row 2"):
+    with pytest.raises(ValueError, match="x.csv line 2: outcome 'maybe' is not one of"):
         list(blocks)
     with pytest.raises(ValueError, match="no such file"):
         read_results(str(tmp_path / "missing.csv"))
