@@ -28,11 +28,11 @@ from cli.common import (
 )
 from cli.main import cli
 from solver.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
-from solver.text import quoted, shorten
+from solver.text import quoted, shorten_path
 
 EXIT_WON, EXIT_LOST, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
-COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, about "
+COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, up to "
                   "a minute; later runs load them from the cache)...")
 COMPILE_NOTICE_AFTER = 2.0
 """Seconds of loading the engines after which ``COMPILE_NOTICE`` is printed: loading them from
@@ -147,7 +147,7 @@ def read_deal_file(path: str) -> tuple[str, str]:
     """
     if path == "-":
         return "stdin", _decode("stdin", _read_all(sys.stdin.buffer, "stdin"))
-    name = shorten(path)
+    name = shorten_path(path)
     try:
         with open(path, "rb") as f:  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
             data = _read_all(f, name)
@@ -259,9 +259,9 @@ def prepared_workspace(rules: Rules, any_line: bool):
     from solver.search import Workspace
 
     try:
-        load_kernels()
         if any_line:
-            return Workspace.create(rules)
+            return Workspace.create(rules)  # loads the winnability kernel
+        load_kernels()
         ws = OptimalWorkspace.create()
         ws.winnability(rules)
         return ws

@@ -55,12 +55,17 @@ def _read_int(path: Path) -> int | None:
         return None  # absent, unreadable, or "max" (no limit)
 
 
+def address_space_used() -> int | None:
+    """Bytes of address space this process uses now (``VmSize``); None when unknown."""
+    return _proc_field_bytes(PROC_STATUS, "VmSize")
+
+
 def address_space_left() -> int | None:
     """Bytes of address space ``RLIMIT_AS`` still allows; None when unlimited or unknown."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
     if soft == resource.RLIM_INFINITY:
         return None
-    used = _proc_field_bytes(PROC_STATUS, "VmSize")
+    used = address_space_used()
     if used is None:
         return None
     return max(0, soft - used)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 MAX_QUOTED = 40
 """Characters of a bad token shown in an error message (a 10 MB token is not echoed back)."""
+MAX_PATH = 80
+"""Characters of a file name shown in an error message (a long one loses its start)."""
 ELLIPSIS = "…"
 
 
@@ -13,6 +15,15 @@ def shorten(text: str, limit: int = MAX_QUOTED) -> str:
         raise ValueError(f"limit must be at least 2, not {limit}")
     text = str(text)
     return text if len(text) <= limit else text[:limit - 1] + ELLIPSIS
+
+
+def shorten_path(path: str, limit: int = MAX_PATH) -> str:
+    """``path``, its start cut to ``limit`` characters with an ellipsis when it is longer (the
+    file's name, at the end, is what tells it apart)."""
+    if limit < 2:
+        raise ValueError(f"limit must be at least 2, not {limit}")
+    path = str(path)
+    return path if len(path) <= limit else ELLIPSIS + path[-(limit - 1):]
 
 
 def quoted(text: str, limit: int = MAX_QUOTED) -> str:

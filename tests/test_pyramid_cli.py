@@ -138,3 +138,46 @@ def test_show_prints_the_triangle_and_the_deal_text():
     lines = r.stdout.splitlines()
     assert lines[0] == "Deal 3" and lines[-1] == format_deal(deal_from_seed(3))
     assert json.loads(run("show", "--seed", "3", "--json").stdout)["deal"] == lines[-1]
+
+
+COMMON_KEYS = {"deal", "rules"}
+SEARCH_KEYS = COMMON_KEYS | {"outcome", "reason", "winnable", "optimal", "lower_bound", "states",
+                             "seconds"}
+
+
+@pytest.mark.parametrize("args, keys, ident", [
+    (["show", "--seed", "5"], {"deal"}, {"seed": 5}),
+    (["show", "--deal", format_deal(deal_from_seed(5))], {"deal"}, {}),
+    (["solve", "--seed", "5"], SEARCH_KEYS | {"solution", "moves"}, {"seed": 5}),
+    (["solve", "--seed", "5", "--any"], SEARCH_KEYS | {"solution", "moves"}, {"seed": 5}),
+    (["solve", "--deal", format_deal(deal_from_seed(5))], SEARCH_KEYS, {}),
+    (["hint", "--seed", "5"], SEARCH_KEYS | {"next", "moves_left", "after"}, {"seed": 5}),
+    (["hint", "--deal", format_deal(deal_from_seed(5))], SEARCH_KEYS, {}),
+    (["check", "--seed", "5", "--solution", "draw"],
+     COMMON_KEYS | {"outcome", "moves", "failed_step", "error", "pyramid_left"}, {"seed": 5}),
+], ids=["show seed", "show deal", "solve", "solve --any", "solve deal", "hint", "hint deal",
+        "check"])
+def test_every_command_speaks_the_json_vocabulary(args, keys, ident):
+    """docs/json.md: ``seed`` (int) / ``line`` (int) / neither, ``deal``, ``rules`` an object,
+    ``outcome`` one of the documented words and ``reason`` only for unknown."""
+    r = run(*args, "--json")
+    assert r.exit_code in (0, 1, 3), r.stderr
+    doc = json.loads(r.stdout)
+    assert keys <= set(doc), keys - set(doc)
+    assert {k: doc[k] for k in ("seed", "line") if k in doc} == ident
+    assert "deal_label" not in doc and "ok" not in doc and "won" not in doc
+    if "rules" in doc:
+        assert isinstance(doc["rules"], dict)
+    if "outcome" in doc and args[0] != "check":
+        assert doc["outcome"] in ("won", "lost", "unknown")
+        assert (doc["reason"] is not None) == (doc["outcome"] == "unknown")
+    if args[0] == "check":
+        assert doc["outcome"] in ("won", "incomplete", "illegal")
+
+
+def test_deal_file_json_names_the_line(tmp_path):
+    f = tmp_path / "d.txt"
+    f.write_text("\n" + format_deal(deal_from_seed(5)) + "\n")
+    for cmd in (["solve"], ["hint"], ["check", "--solution", "draw"]):
+        doc = json.loads(run(*cmd, "--deal-file", str(f), "--json").stdout)
+        assert doc["line"] == 2 and "seed" not in doc
