@@ -384,13 +384,13 @@ def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, afte
         deals = load_deals(seed, deal_text, deal_file)
         if after is not None and len(deals) != 1:
             raise InputError(f"--after needs a single deal, the file holds {len(deals)}")
-        ws = prepared_workspace(rules, any_line)
+        positions = [position_after(deal, rules, after) for _, deal in deals]
+        ws = prepared_workspace(rules, any_line)  # after every input is checked
     from solver.deals import draw_deal
     from solver.replay import format_solution, format_step
 
     outcomes = []
-    for n, (ident, deal) in enumerate(deals):
-        pos, start, played = position_after(deal, rules, after)
+    for n, ((ident, deal), (pos, start, played)) in enumerate(zip(deals, positions)):
         result = search(deal, rules, ws, any_line, start, max_states, timeout)
         outcomes.append(result.outcome)
         if as_json:
@@ -454,11 +454,11 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json)
     many moves that win takes. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
-        ws = prepared_workspace(rules, any_line=False)
+        pos, start, played = position_after(deal, rules, after)
+        ws = prepared_workspace(rules, any_line=False)  # after every input is checked
     from solver.replay import format_step
     from solver.search import Outcome
 
-    pos, start, played = position_after(deal, rules, after)
     result = search(deal, rules, ws, False, start, max_states, timeout)
     nxt = result.solution[0] if result.solution else None
     if as_json:
