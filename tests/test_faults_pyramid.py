@@ -137,6 +137,17 @@ def test_unreadable_deal_file_says_permission_denied(tmp_path):
     assert_clean_failure(run_pyramid(["solve", "--deal-file", path]), 2, "permission denied")
 
 
+def test_socket_as_deal_file_says_why_it_cannot_be_read(tmp_path):
+    """Any other operating-system error (here: opening a UNIX socket) is named, not raised."""
+    import socket
+
+    path = str(tmp_path / "deals.sock")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(path)
+        assert_clean_failure(run_pyramid(["solve", "--deal-file", path]), 2,
+                             ("deals.sock", "cannot be read"))
+
+
 @pytest.mark.parametrize("args, mentions", [
     (["solve", "--deal", "Q" * HUGE], "--deal"),
     (["solve", "--seed", "1", "--after", "w" * HUGE], "--after"),
