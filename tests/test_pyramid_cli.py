@@ -182,3 +182,14 @@ def test_deal_file_json_names_the_line(tmp_path):
     for cmd in (["solve"], ["hint"], ["check", "--solution", "draw"]):
         doc = json.loads(run(*cmd, "--deal-file", str(f), "--json").stdout)
         assert doc["line"] == 2 and "seed" not in doc
+
+
+def test_rules_and_goal_offer_their_values_to_shell_completion():
+    import click
+
+    cmd = cli.commands["solve"]
+    params = {p.name: p for p in cmd.params}
+    ctx = click.Context(cmd)
+    for name, values in (("preset", ["standard", "msc"]), ("goal", ["pyramid", "all"])):
+        param = params[name]
+        assert [c.value for c in param.type.shell_complete(ctx, param, "")] == values
