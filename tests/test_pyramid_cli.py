@@ -193,3 +193,11 @@ def test_rules_and_goal_offer_their_values_to_shell_completion():
     for name, values in (("preset", ["standard", "msc"]), ("goal", ["pyramid", "all"])):
         param = params[name]
         assert [c.value for c in param.type.shell_complete(ctx, param, "")] == values
+
+
+def test_the_cli_seed_limit_is_the_generators():
+    """cli.common keeps its own copy of the largest seed (so that it loads without numba)."""
+    from cli.common import MAX_SEED
+    from solver.rng import MAX_SEED as RNG_MAX_SEED
+
+    assert MAX_SEED == RNG_MAX_SEED
