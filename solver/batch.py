@@ -85,6 +85,9 @@ class BatchInterrupted(Exception):
     def __init__(self, done: int, total: int | None, parts: str) -> None:
         self.done, self.total, self.parts = done, total, parts
         of = f" of {total}" if total is not None else ""
+        if not done:
+            super().__init__("interrupted before any deal was finished; nothing is kept")
+            return
         super().__init__(f"interrupted: {done}{of} deals are done and kept in {parts}; "
                          f"run the same command with --resume to continue")
 
@@ -397,9 +400,8 @@ def _run_dask(tasks: Iterable[ChunkTask], scheduler: str) -> Iterator[ChunkResul
         except _TaskFailed as e:
             raise e.error from None
         except Exception as e:  # noqa: BLE001 - whatever the client raises, the cluster is gone
-            detail = f": {clip(e, quote=False)}" if str(e) else ""
             raise SchedulerLost(f"lost the Dask scheduler at {scheduler} "
-                                f"({type(e).__name__}{detail})") from None
+                                f"({type(e).__name__})") from None
         finally:
             with contextlib.suppress(Exception):
                 if futures and client.status == "running":
@@ -457,14 +459,18 @@ def _tasks(plan: BatchPlan, done: dict[int, dict], digests: dict[int, str],
         yield plan.task(index, payload)
 
 
-def _fault(e: BaseException) -> str | None:
-    """What stopped the run, for a fault (not bad input, not a bug); ``None`` otherwise."""
+def _fault(e: BaseException, parts: str) -> str | None:
+    """What stopped the run, for a fault (not bad input, not a bug); ``None`` otherwise. A file
+    of the ``parts`` directory is named by its base name (the message names the directory)."""
     if isinstance(e, SchedulerLost):
         return str(e)
     if isinstance(e, MemoryError):
         return "out of memory"
     if isinstance(e, OSError):
-        where = f"cannot write {e.filename}: " if e.filename else ""
+        name = e.filename
+        if name and os.path.dirname(os.path.abspath(name)) == os.path.abspath(parts):
+            name = os.path.basename(name)
+        where = f"cannot write {name}: " if name else ""
         return f"{where}{e.strerror or e}"
     return None
 
@@ -491,7 +497,7 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
     except OSError as e:
         if fresh:
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
-        raise BatchFailed(f"{_fault(e)}; {_kept(0, plan.parts_dir)}") from None
+        raise BatchFailed(f"{_fault(e, plan.parts_dir)}; {_kept(0, plan.parts_dir)}") from None
     already = sum(rec["rows"] for rec in done.values())
     total = None
     results = iter(())
@@ -522,6 +528,8 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
             bar.update(len(r))
     except KeyboardInterrupt:
         _stop(results, bar)
+        if not done:
+            shutil.rmtree(plan.parts_dir, ignore_errors=True)
         raise BatchInterrupted(sum(rec["rows"] for rec in done.values()), total,
                                plan.parts_dir) from None
     except Exception as e:
@@ -530,7 +538,7 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
         if isinstance(e, DealError) and isinstance(plan.source, LineSource):
             raise ValueError(f"{plan.source.name()} {e}") from None
-        cause = _fault(e)
+        cause = _fault(e, plan.parts_dir)
         if cause is None:
             raise
         kept = sum(rec["rows"] for rec in done.values())
@@ -572,7 +580,7 @@ def _join(plan: BatchPlan, n_chunks: int, deals: int) -> None:
     except KeyboardInterrupt:
         raise BatchInterrupted(deals, deals, plan.parts_dir) from None
     except (OSError, MemoryError) as e:
-        raise BatchFailed(f"{_fault(e)}; all {deals} deals are scored and kept in "
+        raise BatchFailed(f"{_fault(e, plan.parts_dir)}; all {deals} deals are scored and kept in "
                           f"{plan.parts_dir}: run the same command with --resume to write "
                           f"{plan.out}") from None
 

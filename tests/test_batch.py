@@ -10,7 +10,7 @@ import solver.batch as batch_mod
 from solver.batch import BatchInterrupted, plan_batch, run_batch, summarise_file
 from solver.batch_io import (LineSource, SeedSource, deal_texts, lines_digest, parse_seed_range,
                              read_results)
-from solver.batch_summary import Summary, _median
+from solver.batch_summary import Summary, _median, summary_text
 from solver.batch_work import ChunkTask, solve_chunk
 from solver.deals import deal_from_seed, deals_from_seeds, format_deal
 from solver.rules import PRESETS, Rules
@@ -160,7 +160,9 @@ def test_interrupt_keeps_finished_chunks_and_resume_completes(tmp_path, monkeypa
     with pytest.raises(ValueError, match="different rules"):
         run_batch(other, jobs=1, resume=True, progress=False)
     (parts / "part-000004.csv.tmp-999").write_text("half a chunk")  # a write cut by a kill
+    (tmp_path / "out.csv.tmp-998").write_text("half a join")  # a join cut by a kill
     d = run_batch(plan, jobs=1, resume=True, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "ref.csv"]
     assert d["run"]["resumed_deals"] == 900 and d["run"]["scored_deals"] == 1100
     assert rows(out) == rows(ref)
     assert not parts.exists()
@@ -228,3 +230,73 @@ def test_resume_without_an_interrupted_run_starts_a_new_one(tmp_path):
     d = run_batch(plan_batch(SeedSource(0, 50), str(out)), jobs=1, resume=True, progress=False)
     assert d["run"]["resumed_deals"] == 0 and d["deals"] == 50
     assert [int(r["seed"]) for r in rows(out)] == list(range(50))
+
+
+def test_a_deal_out_of_memory_is_unknown_and_the_next_gets_a_fresh_workspace(monkeypatch):
+    import solver.optimal
+    from solver import batch_work
+
+    real = solver.optimal.solve_optimal
+    workspaces = []
+
+    def starved(deal, rules, workspace=None, **kw):
+        workspaces.append(workspace)
+        if format_deal(deal) == format_deal(deal_from_seed(11)):
+            np.zeros(1)  # the search got this far, then its arrays did not fit
+            raise MemoryError("cannot grow the position arrays")
+        return real(deal, rules, workspace=workspace, **kw)
+
+    batch_work.optimal_workspace(Rules())  # warmed up before the patch, as in a worker
+    monkeypatch.setattr(solver.optimal, "solve_optimal", starved)
+    r = solve_chunk(ChunkTask(0, Rules(), optimal=True, seeds=(10, 13)))
+    assert r.outcome.tolist()[1] == Outcome.UNKNOWN and r.moves[1] == -1
+    assert r.outcome.tolist()[0] == r.outcome.tolist()[2] == Outcome.WON
+    assert workspaces[0] is workspaces[1] and workspaces[2] is not workspaces[1]
+
+
+def test_workers_load_every_kernel_before_timing():
+    """A fresh process: once a thread has its minimum-move workspace, every minimum-move kernel
+    (A*, bound, trace) is loaded, so no timed deal pays for loading it."""
+    import subprocess
+    import sys
+
+    code = ("from solver.batch_work import optimal_workspace\n"
+            "from solver import optimal_kernel as K\n"
+            "from solver.rules import Rules\n"
+            "optimal_workspace(Rules())\n"
+            "kernels = [K.astar_run, K.start_bound, K.class_tables, K.trace]\n"
+            "print([k.__name__ for k in kernels if not k.signatures])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_summary_of_no_rows_has_null_figures(tmp_path):
+    p = tmp_path / "none.csv"
+    p.write_text("seed,deal,winnable,moves,states,ms,outcome\n")
+    d = summarise_file(str(p))
+    assert d["deals"] == 0 and d["win_rate"]["n"] == 0 and d["win_rate"]["p"] is None
+    assert d["states"]["mean"] is None and d["ms"]["mean"] is None
+    text = summary_text(d)
+    assert "no decided deal" in text and "n/a" in text
+
+
+def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
+    """Root reads a mode-000 file anyway, so the refusal is simulated where the file is opened."""
+    import builtins
+
+    import solver.batch_io as batch_io
+
+    p = tmp_path / "locked.txt"
+    p.write_text(format_deal(deal_from_seed(0)) + "\n")
+
+    def refuse(path, *args, **kw):
+        if str(path) == str(p):
+            raise PermissionError(13, "Permission denied", str(path))
+        return builtins.open(path, *args, **kw)
+
+    monkeypatch.setattr(batch_io, "open", refuse, raising=False)
+    with pytest.raises(ValueError, match="cannot read the deal file .*locked.txt: Permission denied"):
+        plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["locked.txt"]

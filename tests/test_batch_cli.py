@@ -207,7 +207,9 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_finished_chunks(tmp_path):
         assert time.monotonic() < deadline
         time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
     stdout, stderr = proc.communicate(timeout=60)
+    assert time.monotonic() - sent < 5  # stops at once, not after the chunks in flight
     assert proc.returncode == 130, stderr.decode()
     err = stderr.decode().strip().splitlines()
     assert len(err) == 1 and "interrupted" in err[0] and "--resume" in err[0]
@@ -256,3 +258,22 @@ def test_optimal_rows_are_minimum_moves(tmp_path):
         single = optimal.solve_optimal(deal_from_seed(int(d["seed"])), Rules())
         assert d["outcome"] == ("won" if single.winnable else "lost")
         assert d["moves"] == ("" if single.moves is None else str(single.moves))
+
+
+@pytest.mark.parametrize("name", ["r.csv", "r.parquet"])
+def test_batch_json_and_stats_json_print_the_same_figures(tmp_path, name):
+    """The same results give the same summary, to the last bit: times are summed as integer
+    nanoseconds and nothing is rounded (docs/json.md)."""
+    out = tmp_path / name
+    r = run("batch", "--seeds", "0:40", "--optimal", "--max-states", 30000, "--chunk", 7, "-j", 1,
+            "-o", out, "-q", "--json")
+    assert r.exit_code == 0, r.stderr
+    made = json.loads(r.stdout)
+    assert made["outcomes"]["unknown"] and made["moves"]["n"]  # every kind of figure is there
+    s = run("stats", out, "--json")
+    assert s.exit_code == 0, s.stderr
+    read = json.loads(s.stdout)
+    assert set(made) == set(read) | {"run"}
+    for key in read:
+        assert read[key] == made[key], key
+    assert any(round(x["ms"], 3) != x["ms"] for x in read["slowest"])  # not rounded
