@@ -490,6 +490,8 @@ def show_pyramid(seed, deal_text, as_json) -> None:
     if seed is None and deal_text is None:
         raise InputError("show a Pyramid deal with --seed N or --deal TEXT, or another game's "
                          "deal with 'pyramid show GAME' (see 'pyramid show --help')")
+    if seed is not None and deal_text is not None:
+        raise InputError("give --seed N or --deal TEXT, not both")
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text)
         from solver.deals import draw_deal, format_deal

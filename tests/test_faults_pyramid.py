@@ -110,6 +110,7 @@ OPTION_CASES = {
     "goal 100k chars": (["solve", "--seed", "1", "--goal", "a" * BIG], ("--goal", "…")),
     "no deal": (["solve"], "exactly one of"),
     "show with no deal": (["show"], "--seed"),
+    "show with both": (["show", "--seed", "2", "--deal", "Ac"], "not both"),
 }
 
 
