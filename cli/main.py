@@ -1,57 +1,224 @@
-"""Entry point: the ``pyramid`` command group and its sub-groups.
+"""Entry point: the ``pyramid`` command group and its sub-groups, and the frame around every run.
 
-Every command module registers itself on these groups when imported at the bottom of this file.
+Every command module registers itself on these groups when imported. The Pyramid commands are
+imported at the bottom of this file; the games' and batch commands only when first asked for (the
+``lazy`` maps), and no command module imports numba at import time, so ``pyramid --help`` and each
+shell-completion request stay fast.
+
+The frame (``PyramidGroup.main``) gives every way a run can end one clean answer:
+
+- usage errors: one line on stderr, exit 2 (``EXIT_USAGE``);
+- Ctrl-C: ``Interrupted.`` on stderr, exit 130 (``EXIT_INTERRUPTED``);
+- the reader of stdout went away (``pyramid ... | head``): nothing more is written, exit 141
+  (``EXIT_BROKEN_PIPE``, what a shell reports for a program ended by SIGPIPE);
+- an unexpected error: one line naming the exception, exit 70 (``EXIT_INTERNAL``); stdout or a
+  file that could not be written (a full disk): one line, exit 74 (``EXIT_IO``). Set
+  ``PYRAMID_DEBUG=1`` to see the traceback instead.
 """
 
 from __future__ import annotations
 
+import difflib
+import errno
 import importlib
+import os
 import sys
 
 import click
 
-GAME_MODULES = {"oldmaid": "cli.oldmaid_cmds", "black-maria": "cli.hearts_cmds",
+EXIT_USAGE = 2
+"""Bad input: a usage error or a value the command refuses."""
+EXIT_INTERNAL = 70
+"""An unexpected error (a bug): sysexits' EX_SOFTWARE."""
+EXIT_IO = 74
+"""An output could not be written (full disk, ...): sysexits' EX_IOERR."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: 128 + SIGINT, as a shell reports it."""
+EXIT_BROKEN_PIPE = 141
+"""The reader of stdout closed the pipe: 128 + SIGPIPE, as a shell reports it."""
+DEBUG_ENV = "PYRAMID_DEBUG"
+"""Set this environment variable to 1 to get a traceback instead of the one-line error."""
+MAX_MESSAGE_CHARS = 160
+"""An unexpected exception's message is cut to this many characters in its one-line report."""
+
+GAME_MODULES = {"old-maid": "cli.oldmaid_cmds", "black-maria": "cli.hearts_cmds",
                 "hearts": "cli.hearts_cmds", "one-card": "cli.onecard_cmds",
                 "duizenden": "cli.duizenden_cmds"}
-"""Which module registers each game's subcommands (imported only when that game is asked for)."""
+"""Which module registers each game's subcommands (imported only when that game is asked for).
+The keys are the games' canonical names, as they appear in help, JSON and the docs."""
+GAME_ALIASES = {"oldmaid": "old-maid", "onecard": "one-card", "blackmaria": "black-maria"}
+"""Older or unhyphenated spellings still accepted (hidden from help and completion)."""
+ANALYSE_MODULES = {"old-maid": "cli.oldmaid_cmds"}
+"""The games with an ``analyse`` command."""
+
+
+def debug_enabled() -> bool:
+    """True when ``PYRAMID_DEBUG`` asks for tracebacks instead of one-line errors."""
+    return os.environ.get(DEBUG_ENV, "").strip() not in ("", "0")
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null so that nothing more (not even the final flush) can fail on a
+    closed pipe; the recipe of the Python docs (signal module, "Note on SIGPIPE")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
+
+
+def is_broken_pipe(e: BaseException) -> bool:
+    return isinstance(e, BrokenPipeError) or (isinstance(e, OSError) and e.errno == errno.EPIPE)
+
+
+def caused_by_interrupt(e: BaseException) -> bool:
+    """True when Ctrl-C is behind ``e``: a numba kernel interrupted by it returns a SystemError
+    ("returned a result with an exception set") whose context is the KeyboardInterrupt."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, KeyboardInterrupt):
+            return True
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, cut to ``MAX_MESSAGE_CHARS``."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS - 3] + "..."
 
 
 class PyramidGroup(click.Group):
-    """A click group whose usage errors are one line on stderr with exit code 2 (no usage dump).
+    """A click group with the frame every command shares.
 
     ``lazy`` maps command names to the modules that register them, imported on first use, so
-    that ``pyramid solve`` does not pay for loading every game engine.
+    that ``pyramid solve`` does not pay for loading every game engine. ``aliases`` maps other
+    spellings to command names: accepted, but not listed in help or completion. A bare group
+    (``pyramid simulate``) prints its help and exits 0; an unknown name suggests the closest
+    names and aliases; in a group of ``games``, an option given before the game name is told
+    where it goes.
     """
 
-    def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs) -> None:
+    def __init__(self, *args, lazy: dict[str, str] | None = None,
+                 aliases: dict[str, str] | None = None, games: bool = False, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
+        self.aliases = dict(aliases or {})
+        self.games = games
 
     def list_commands(self, ctx) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
 
+    def canonical(self, name: str) -> str:
+        """The command name an alias stands for (the name itself otherwise)."""
+        return self.aliases.get(name, name)
+
     def get_command(self, ctx, name):
+        name = self.canonical(name)
         if name not in self.commands and name in self.lazy:
             importlib.import_module(self.lazy[name])
         return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx, args):
+        name = click.utils.make_str(args[0])
+        cmd = self.get_command(ctx, name)
+        if cmd is None and not ctx.resilient_parsing and not name.startswith("-"):
+            known = self.list_commands(ctx) + list(self.aliases)
+            close = [self.canonical(n) for n in difflib.get_close_matches(name, known)]
+            hint = ""
+            if close:
+                hint = " Did you mean " + " or ".join(f"'{n}'" for n in dict.fromkeys(close)) + "?"
+            raise click.UsageError(f"No such command '{name}'.{hint}", ctx)
+        if cmd is None:
+            return super().resolve_command(ctx, args)
+        return cmd.name, cmd, args[1:]
+
+    def parse_args(self, ctx, args):
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        given = list(args)  # click's parser consumes ``args``
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as e:
+            raise self.misplaced(ctx, given, e.option_name) or e
+
+    def misplaced(self, ctx, args: list[str], option: str) -> click.UsageError | None:
+        """The error for ``pyramid simulate --games 10 hearts``: the options go after the game
+        name (None when no game is named: then click's own error stands)."""
+        if not self.games:
+            return None
+        names = set(self.list_commands(ctx)) | set(self.aliases)
+        where = next((i for i, a in enumerate(args) if a in names), None)
+        if where is None:
+            return None
+        return self.after_name_error(ctx, self.canonical(args[where]), option,
+                                     args[:where] + args[where + 1:])
+
+    @staticmethod
+    def after_name_error(ctx, name: str, option: str, rest: list[str]) -> click.UsageError:
+        example = " ".join([ctx.command_path, name, *rest])
+        return click.UsageError(f"{option} goes after the game name: {example}", ctx)
+
+    def invoke(self, ctx):
+        if ctx.parent is not None:
+            return super().invoke(ctx)
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except Exception as e:  # noqa: BLE001 - the frame's last resort, one line not a trace
+            if caused_by_interrupt(e):
+                click.echo("Interrupted.", err=True)
+                raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+            raise click.exceptions.Exit(self.report(e)) from None
+
+    @staticmethod
+    def report(e: Exception) -> int:
+        """Say what went wrong in one line (or re-raise under ``PYRAMID_DEBUG``); the exit code."""
+        if is_broken_pipe(e):
+            silence_stdout()
+            return EXIT_BROKEN_PIPE
+        if debug_enabled():
+            raise e
+        if isinstance(e, OSError):
+            where = f" ({e.filename})" if e.filename else ""
+            click.echo(f"Error: input/output failed{where}: {one_line(e.strerror or e)}",
+                       err=True)
+            silence_stdout()  # stdout may be what failed: the exit's flush must not fail again
+            return EXIT_IO
+        click.echo(f"Error: internal error, {type(e).__name__}: {one_line(e)} (please report "
+                   f"it with the command line; {DEBUG_ENV}=1 shows the traceback)", err=True)
+        return EXIT_INTERNAL
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
-            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            try:
+                rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            except SystemExit as e:  # a command's own exit code (pyramid solve: 0/1/3)
+                rv = e.code
+            code = rv if isinstance(rv, int) else 0
+            sys.stdout.flush()
         except click.exceptions.Abort:
-            click.echo("Aborted.", err=True)
-            sys.exit(130)
+            click.echo("Interrupted.", err=True)
+            code = EXIT_INTERRUPTED
         except click.UsageError as e:
             msg = e.format_message()
             cmd = e.ctx.command_path if e.ctx is not None else "pyramid"
             click.echo(f"Error: {msg} (see '{cmd} --help')", err=True)
-            sys.exit(2)
+            code = EXIT_USAGE
         except click.ClickException as e:
             e.show()
-            sys.exit(e.exit_code)
-        sys.exit(rv if isinstance(rv, int) else 0)
+            code = e.exit_code
+        except OSError as e:  # the final flush of stdout
+            code = self.report(e)
+        sys.exit(code)
 
 
 @click.group(cls=PyramidGroup, context_settings={"help_option_names": ["-h", "--help"]},
@@ -61,17 +228,18 @@ def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""
 
 
-@cli.group(cls=PyramidGroup, lazy=GAME_MODULES)
+@cli.group(cls=PyramidGroup, lazy=GAME_MODULES, aliases=GAME_ALIASES, games=True)
 def simulate() -> None:
     """Random-play simulation of a card game: many seeded games, statistics with 95% intervals."""
 
 
-@cli.group(cls=PyramidGroup, lazy={"oldmaid": "cli.oldmaid_cmds"})
+@cli.group(cls=PyramidGroup, lazy=ANALYSE_MODULES, aliases=GAME_ALIASES, games=True)
 def analyse() -> None:
     """Analyse one particular deal of a game by repeated random play."""
 
 
-@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=GAME_MODULES)
+@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=GAME_MODULES,
+           aliases=GAME_ALIASES, games=True)
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Pyramid deal number to print.")
 @click.option("--deal", "deal_text", help="Pyramid deal text (52 cards) to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
@@ -82,6 +250,14 @@ def show(ctx, seed, deal_text, as_json) -> None:
         from cli.pyramid_cmds import show_pyramid
 
         show_pyramid(seed, deal_text, as_json)
+        return
+    given = [(opt, value) for opt, value in (("--seed", seed), ("--deal", deal_text),
+                                             ("--json", as_json)) if value not in (None, False)]
+    if given:  # pyramid show --seed 1 old-maid: the group took the option meant for the game
+        moved = [part for opt, value in given for part in (opt, str(value)) if part != "True"]
+        group = ctx.command
+        raise group.after_name_error(ctx, group.canonical(ctx.invoked_subcommand), given[0][0],
+                                     moved)
 
 
 def main() -> None:

@@ -79,7 +79,7 @@ def loss_report(loss: list[dict]) -> list[str]:
     return lines
 
 
-@simulate.command("oldmaid")
+@simulate.command("old-maid")
 @players_option(2, 4, 3)
 @games_option(100_000)
 @seed_option(default=0, help="Seed of the run (0 .. 2**63-1); game i uses stream i.")
@@ -146,7 +146,7 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
     return lines
 
 
-@show.command("oldmaid")
+@show.command("old-maid")
 @seed_option(required=True, help="Seed of the deal (or, with --game, of a simulation run).")
 @players_option(2, 4, 3)
 @click.option("--game", "game_index", type=click.IntRange(min=0),
@@ -178,7 +178,7 @@ def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) ->
     click.echo("\n".join(lines + game_text(g, draws)))
 
 
-@analyse.command("oldmaid")
+@analyse.command("old-maid")
 @seed_option(required=True, help="Seed of the deal to analyse (as in 'show oldmaid').")
 @players_option(2, 4, 3)
 @click.option("--trials", "-t", type=click.IntRange(min=1), default=100_000, show_default=True,
