@@ -1,16 +1,21 @@
-"""Duizenden commands: ``simulate duizenden`` and ``show duizenden``."""
+"""Duizenden commands: ``simulate duizenden`` and ``show duizenden``.
+
+The options come from ``solver.duizenden_options`` (plain Python); the engine (numba) is imported
+inside the commands, so that help and completion stay fast.
+"""
 
 from __future__ import annotations
 
 import click
 
-from cli.common import (InputError, echo_json, games_option, input_errors, jobs_option,
-                        json_option, players_option, quiet_option, seed_option)
+from cli.common import (InputError, echo_json, input_errors, jobs_option, json_option,
+                        players_option, quiet_option, seed_option)
+from cli.game_options import games_option, show_seed_option
 from cli.main import show, simulate
 from solver.cards import format_cards
-from solver.duizenden import (DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, MAX_PLAYERS, MIN_PLAYERS,
-                              VARIANT_NAMES, find_variants, format_events, format_meld, play_round,
-                              simulate as run_sim)
+from solver.duizenden_options import (DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, GAME_NAME,
+                                      MAX_MAX_ROUNDS, MAX_PLAYERS, MIN_PLAYERS, TARGET_POINTS,
+                                      VARIANT_NAMES)
 from solver.stats import fmt_mean, fmt_p, text_histogram
 
 
@@ -22,12 +27,15 @@ def variant_option(f):
 
 
 def penalty_option(f):
-    return click.option("--penalty", type=click.IntRange(0, 1000), default=DEFAULT_PENALTY,
+    return click.option("--penalty", type=click.IntRange(0, TARGET_POINTS),
+                        default=DEFAULT_PENALTY,
                         show_default=True,
                         help="Points lost for a forgotten \"last card\" (variant last-card).")(f)
 
 
 def load_variants(variants, penalty):
+    from solver.duizenden import find_variants
+
     names = [n for v in variants for n in v.split(",") if n.strip()]
     with input_errors("--variant: "):
         return find_variants(names, penalty)
@@ -51,7 +59,7 @@ def variants_text(v) -> str:
 @seed_option(default=0, help="Seed of the run (0 .. 2**63-1); game i uses stream i.")
 @variant_option
 @penalty_option
-@click.option("--max-rounds", type=click.IntRange(1, 100_000), default=DEFAULT_MAX_ROUNDS,
+@click.option("--max-rounds", type=click.IntRange(1, MAX_MAX_ROUNDS), default=DEFAULT_MAX_ROUNDS,
               show_default=True,
               help="Stop a game that has not reached 1000 after this many rounds.")
 @jobs_option
@@ -63,6 +71,8 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
 
     Every decision is uniform among the legal actions (docs/duizenden.md). Game i takes all its
     randomness from stream i of the seed, so results do not depend on --jobs."""
+    from solver.duizenden import simulate as run_sim
+
     v = load_variants(variants, penalty)
     with input_errors():
         res = run_sim(seed, games, players, v, jobs=jobs, progress=not quiet,
@@ -71,9 +81,9 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
         echo_json(res)
         return
     fin = res["finished"]
-    lines = [f"Duizenden, {players} players, {games} games to {1000}, seed {seed}",
+    lines = [f"Duizenden, {players} players, {games} games to {TARGET_POINTS}, seed {seed}",
              variants_text(v), "",
-             f"Games finished (a total reached 1000 within {max_rounds} rounds): {fmt_p(fin)}",
+             f"Games finished (a total reached {TARGET_POINTS} within {max_rounds} rounds): {fmt_p(fin)}",
              f"Rounds per game: {fmt_mean(res['rounds_per_game'])}",
              f"Turns per round: {fmt_mean(res['turns_per_round'])}  ({res['rounds']} rounds)",
              "How rounds end:"]
@@ -89,7 +99,7 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
 
 
 @show.command("duizenden")
-@seed_option(required=True, help="Seed: the first round of game 0 of 'simulate duizenden --seed'.")
+@show_seed_option(help="Seed: the first round of game 0 of 'simulate duizenden --seed'.")
 @players_option(MIN_PLAYERS, MAX_PLAYERS, 2)
 @click.option("--start", type=click.IntRange(min=0), default=0, show_default=True,
               help="Seat of the starting player.")
@@ -98,8 +108,8 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
 @json_option
 def show_duizenden(seed, players, start, variants, penalty, as_json) -> None:
     """Print a Duizenden deal and one random-play round of it, turn by turn."""
-    if seed is None:  # click 8.4 does not enforce required=True when a default is passed
-        raise InputError("missing option '--seed' (the seed of the deal, 0 .. 2**63-1)")
+    from solver.duizenden import format_events, format_meld, play_round
+
     v = load_variants(variants, penalty)
     if start >= players:
         raise InputError(f"--start must be a seat 0..{players - 1}, not {start}")
@@ -108,8 +118,8 @@ def show_duizenden(seed, players, start, variants, penalty, as_json) -> None:
     events = format_events(r["events"])
     hands = [[int(c) for c in range(108) if r["loc"][c] == p] for p in range(players)]
     if as_json:
-        echo_json({"game": "duizenden", "seed": seed, "players": players, "start": start,
-                   "variants": v.names(),
+        echo_json({"game": GAME_NAME, "seed": seed, "rules": v.rules_json(players),
+                   "players": players, "start": start,
                    "deal": {"hands": [sorted_cards(h).split() for h in r["hands"]],
                             "open_card": sorted_cards([r["open_card"]]),
                             "stock": format_cards(r["stock"]).split()},

@@ -1,20 +1,28 @@
 """Black Maria and standard Hearts commands: ``simulate black-maria|hearts`` and
-``show black-maria|hearts``."""
+``show black-maria|hearts``.
+
+The options come from ``solver.hearts_rules`` (plain Python); the engine (numba) is imported
+inside the commands, so that help and completion stay fast.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 import click
 
-from cli.common import (echo_json, games_option, input_errors, jobs_option, json_option,
-                        players_option, quiet_option, seed_option)
+from cli.common import (echo_json, input_errors, jobs_option, json_option, players_option,
+                        quiet_option, seed_option)
+from cli.game_options import choice, games_option, show_seed_option
 from cli.main import show, simulate
 from solver.cards import format_card, format_cards
-from solver.hearts import (BLACK_MARIA, DEFAULT_TARGET, HEARTS_STANDARD, MAX_PLAYERS, MAX_TARGET,
-                           MIN_PLAYERS, HeartsRules, Preset, hand_order, pass_name, trace_deal)
-from solver.hearts import simulate as run_simulation
+from solver.hearts_rules import (BLACK_MARIA, DEFAULT_TARGET, HEARTS_STANDARD, MAX_PLAYERS,
+                                 MAX_TARGET, MIN_PLAYERS, Preset, hand_order, pass_name)
 from solver.stats import fmt_mean, fmt_p, text_histogram
+
+if TYPE_CHECKING:
+    from solver.hearts import HeartsRules
 
 
 def table_options(preset: Preset):
@@ -23,7 +31,7 @@ def table_options(preset: Preset):
 
     def decorate(f):
         if len(preset.moon_rules) > 1:
-            f = click.option("--moon", type=click.Choice(preset.moon_rules),
+            f = click.option("--moon", type=choice(preset.moon_rules),
                              default=preset.moon_rules[0], show_default=True,
                              help="Shooting the moon: the shooter's points go to every other "
                                   "player (others) or are subtracted from the shooter's score.")(f)
@@ -41,6 +49,8 @@ def table_options(preset: Preset):
 
 
 def make_rules(preset: Preset, players, spot_hearts, omnibus, target, moon=None) -> HeartsRules:
+    from solver.hearts import HeartsRules
+
     with input_errors():
         return HeartsRules(game=preset.name, players=players, spot_hearts=spot_hearts,
                            omnibus=omnibus, target=target, moon=moon)
@@ -73,6 +83,8 @@ def print_summary(s: dict, rules: HeartsRules) -> None:
 
 def simulate_command(preset: Preset, players, games, seed, jobs, quiet, as_json, spot_hearts,
                      omnibus, target, moon=None) -> None:
+    from solver.hearts import simulate as run_simulation
+
     rules = make_rules(preset, players, spot_hearts, omnibus, target, moon)
     with input_errors():
         summary = run_simulation(rules, games, seed, jobs, progress=not quiet)
@@ -116,13 +128,15 @@ def print_trace(t) -> None:
 
 def show_command(preset: Preset, players, seed, deal, as_json, spot_hearts, omnibus, target,
                  moon=None) -> None:
+    from solver.hearts import trace_deal
+
     rules = make_rules(preset, players, spot_hearts, omnibus, target, moon)
     with input_errors():
         t = trace_deal(rules, seed, deal)
     if not as_json:
         print_trace(t)
         return
-    d = asdict(t)
+    d = {"game": rules.game, **asdict(t)}
     d["rules"] = rules.to_dict()
     d["pass"] = pass_name(t.pass_offset, rules.players)
     for key in ("dealt", "passed"):
@@ -165,7 +179,7 @@ def simulate_hearts(players, games, seed, jobs, quiet, as_json, spot_hearts, omn
 
 @show.command("black-maria")
 @table_options(BLACK_MARIA)
-@seed_option(default=0, help="Seed: shows game 0 of 'simulate black-maria --seed S'.")
+@show_seed_option(help="Seed: shows game 0 of 'simulate black-maria --seed S'.")
 @deal_option
 @json_option
 def show_black_maria(players, seed, deal, as_json, spot_hearts, omnibus, target):
@@ -175,7 +189,7 @@ def show_black_maria(players, seed, deal, as_json, spot_hearts, omnibus, target)
 
 @show.command("hearts")
 @table_options(HEARTS_STANDARD)
-@seed_option(default=0, help="Seed: shows game 0 of 'simulate hearts --seed S'.")
+@show_seed_option(help="Seed: shows game 0 of 'simulate hearts --seed S'.")
 @deal_option
 @json_option
 def show_hearts(players, seed, deal, as_json, spot_hearts, omnibus, target, moon):

@@ -124,15 +124,22 @@ class PyramidGroup(click.Group):
         name = click.utils.make_str(args[0])
         cmd = self.get_command(ctx, name)
         if cmd is None and not ctx.resilient_parsing and not name.startswith("-"):
-            known = self.list_commands(ctx) + list(self.aliases)
-            close = [self.canonical(n) for n in difflib.get_close_matches(name, known)]
-            hint = ""
-            if close:
-                hint = " Did you mean " + " or ".join(f"'{n}'" for n in dict.fromkeys(close)) + "?"
-            raise click.UsageError(f"No such command '{name}'.{hint}", ctx)
+            raise click.UsageError(f"No such command '{name}'.{self.suggest(ctx, name)}", ctx)
         if cmd is None:
             return super().resolve_command(ctx, args)
         return cmd.name, cmd, args[1:]
+
+    def suggest(self, ctx, name: str) -> str:
+        """`` Did you mean 'solve'?``: the closest command names (an alias counts as the name it
+        stands for); in a group of games with none close, the games it has."""
+        names = self.list_commands(ctx)
+        known = names + [alias for alias, target in self.aliases.items() if target in names]
+        close = dict.fromkeys(self.canonical(n) for n in difflib.get_close_matches(name, known))
+        if close:
+            return " Did you mean " + " or ".join(f"'{n}'" for n in close) + "?"
+        if self.games:
+            return f" Games: {', '.join(names)}."
+        return ""
 
     def parse_args(self, ctx, args):
         if not args and self.no_args_is_help and not ctx.resilient_parsing:

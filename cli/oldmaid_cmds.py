@@ -1,19 +1,25 @@
-"""Old Maid commands: ``simulate oldmaid``, ``show oldmaid``, ``analyse oldmaid``."""
+"""Old Maid commands: ``simulate old-maid``, ``show old-maid``, ``analyse old-maid``.
+
+The engine (numba) is imported inside the commands, so that help and completion stay fast.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import click
 import numpy as np
 
-from cli.common import (InputError, echo_json, games_option, input_errors, jobs_option,
-                        json_option, players_option, quiet_option, seed_option)
+from cli.common import (InputError, echo_json, input_errors, jobs_option, json_option,
+                        players_option, quiet_option, seed_option)
+from cli.game_options import GAME_INDEX, games_option, show_seed_option
 from cli.main import analyse, show, simulate
 from solver.cards import card_rank, format_card, is_red
-from solver.oldmaid import OldMaidGame, find_rules, play_game, simulation_game, sort_hand
-from solver.oldmaid_sim import analyse_deal, simulate as run_sim
 from solver.stats import fmt_mean, fmt_p, histogram, text_histogram
+
+if TYPE_CHECKING:
+    from solver.oldmaid import OldMaidGame
 
 RANK_WORDS = {1: "aces", 10: "tens", 11: "jacks", 12: "queens", 13: "kings",
               **{r: f"{r}s" for r in range(2, 10)}}
@@ -35,14 +41,10 @@ def dealer_option(f):
 
 
 def load_rules(variants):
+    from solver.oldmaid import find_rules
+
     with input_errors("--variant: "):
         return find_rules(variants)
-
-
-def require_seed(seed) -> None:
-    # seed_option(required=True) passes default=None, which click >= 8.3 takes as a default.
-    if seed is None:
-        raise InputError("missing option '--seed' (the deal's seed, 0 .. 2**63-1)")
 
 
 def check_dealer_seat(dealer: int, players: int) -> None:
@@ -55,6 +57,8 @@ def seat_label(seat: int) -> str:
 
 
 def hand_text(cards) -> str:
+    from solver.oldmaid import sort_hand
+
     return " ".join(format_card(c) for c in sort_hand(cards)) or "-"
 
 
@@ -92,6 +96,8 @@ def simulate_oldmaid(players, games, seed, variants, jobs, quiet, as_json) -> No
 
     Game i of the run is dealt by seat i mod PLAYERS and takes all its randomness (deal and
     draws) from stream i of the seed, so results do not depend on --jobs."""
+    from solver.oldmaid_sim import simulate as run_sim
+
     rules = load_rules(variants)
     with input_errors():
         res = run_sim(seed, games, players, rules, jobs=jobs, progress=not quiet)
@@ -110,8 +116,10 @@ def simulate_oldmaid(players, games, seed, variants, jobs, quiet, as_json) -> No
 
 
 def game_json(g: OldMaidGame) -> dict:
-    return {"game": "oldmaid", "seed": g.seed, "players": g.players, "dealer": g.dealer,
-            "rules": g.rules.name, "variants": list(g.rules.variants),
+    from solver.oldmaid import GAME_NAME, sort_hand
+
+    return {"game": GAME_NAME, "seed": g.seed, "rules": g.rules.to_dict(g.players),
+            "players": g.players, "dealer": g.dealer,
             "dealt": [[format_card(c) for c in sort_hand(h)] for h in g.dealt],
             "hands": [[format_card(c) for c in sort_hand(h)] for h in g.hands],
             "draws": [{"drawer": int(r[0]), "from": int(r[1]), "card": format_card(int(r[2])),
@@ -147,9 +155,9 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
 
 
 @show.command("old-maid")
-@seed_option(required=True, help="Seed of the deal (or, with --game, of a simulation run).")
+@show_seed_option(help="Seed of the deal (or, with --game, of a simulation run).")
 @players_option(2, 4, 3)
-@click.option("--game", "game_index", type=click.IntRange(min=0),
+@click.option("--game", "game_index", type=GAME_INDEX,
               help="Show game I of 'simulate oldmaid --seed SEED' (its dealer is I mod PLAYERS).")
 @dealer_option
 @variant_option
@@ -158,7 +166,8 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
 @json_option
 def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) -> None:
     """Print an Old Maid deal, the hands after the pair discards, and its random-play game."""
-    require_seed(seed)
+    from solver.oldmaid import play_game, simulation_game
+
     rules = load_rules(variants)
     if game_index is not None and dealer != 0:
         raise InputError("--dealer cannot be given with --game (game I is dealt by I mod PLAYERS)")
@@ -179,9 +188,9 @@ def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) ->
 
 
 @analyse.command("old-maid")
-@seed_option(required=True, help="Seed of the deal to analyse (as in 'show oldmaid').")
+@show_seed_option(help="Seed of the deal to analyse (as in 'show old-maid').")
 @players_option(2, 4, 3)
-@click.option("--trials", "-t", type=click.IntRange(min=1), default=100_000, show_default=True,
+@games_option(100_000, "trials", "--trials", "-t",
               help="Random-play trials of the deal (trial t draws from stream t of the seed).")
 @dealer_option
 @variant_option
@@ -190,7 +199,8 @@ def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) ->
 @json_option
 def analyse_oldmaid(seed, players, trials, dealer, variants, jobs, quiet, as_json) -> None:
     """Each player's chance of losing one particular deal, the draws random over many trials."""
-    require_seed(seed)
+    from solver.oldmaid_sim import analyse_deal
+
     rules = load_rules(variants)
     check_dealer_seat(dealer, players)
     with input_errors():

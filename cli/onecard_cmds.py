@@ -1,16 +1,23 @@
-"""One Card commands: ``simulate one-card`` and ``show one-card``."""
+"""One Card commands: ``simulate one-card`` and ``show one-card``.
+
+The engine (numba) is imported inside the commands, so that help and completion stay fast.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from cli.common import (echo_json, games_option, input_errors, jobs_option, json_option,
-                        players_option, quiet_option, seed_option)
+from cli.common import (echo_json, input_errors, jobs_option, json_option, players_option,
+                        quiet_option, seed_option)
+from cli.game_options import GAME_INDEX, games_option, show_seed_option
 from cli.main import show, simulate
 from solver.cards import format_card
-from solver.onecard import MAX_BID, UPTOWN_STRENGTH, OneCardRules
-from solver.onecard_sim import RoundLog, first_round, simulate as run_sim
 from solver.stats import fmt_figure, fmt_mean, fmt_p
+
+if TYPE_CHECKING:
+    from solver.onecard_sim import RoundLog
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
@@ -26,11 +33,15 @@ def seat_label(rel: int) -> str:
 
 def hand_text(cards, joker: int) -> str:
     """Cards by suit, highest (uptown) first, the joker last."""
+    from solver.onecard import UPTOWN_STRENGTH
+
     key = [(c == joker, c // 13, -UPTOWN_STRENGTH[c]) for c in cards]
     return " ".join(format_card(c) for _, c in sorted(zip(key, cards))) or "-"
 
 
 def simulate_text(res: dict) -> str:
+    from solver.onecard import OneCardRules
+
     r = res["rules"]
     rules = OneCardRules(r["players"], r["joker"] == "RJ")
     lines = [f"One Card: {rules.describe()}",
@@ -72,6 +83,8 @@ def simulate_onecard(players, games, seed, no_joker, jobs, quiet, as_json) -> No
 
     Game i takes everything (its first dealer, every deal, bid, card and switch) from stream i of
     the seed, so the results do not depend on --jobs."""
+    from solver.onecard_sim import simulate as run_sim
+
     with input_errors():
         res = run_sim(seed, games, players, not no_joker, jobs=jobs, progress=not quiet)
     if as_json:
@@ -96,7 +109,7 @@ def round_text(log: RoundLog) -> str:
     lines += [f"  player {s} " + (f"bids {b}" if b else "passes") for s, b in log.bids]
     if log.bidder >= 0:
         lines.append(f"Player {log.bidder} wins the bid with {log.bid} and leads; the suit led "
-                     f"is trump ({MAX_BID} is the highest bid).")
+                     "is trump.")
     else:
         lines.append(f"Nobody bids: no trumps, uptown; player {log.leader} leads.")
     for t, trick in enumerate(log.tricks, start=1):
@@ -122,19 +135,22 @@ def round_text(log: RoundLog) -> str:
 
 
 @show.command("one-card")
-@seed_option(required=True, help="Seed of a simulation run: shows round 1 of one of its games.")
+@show_seed_option(help="Seed of a simulation run: shows round 1 of one of its games.")
 @players_option(2, 4, 4)
-@click.option("--game", "game", type=click.IntRange(min=0), default=0, show_default=True,
+@click.option("--game", "game", type=GAME_INDEX, default=0, show_default=True,
               help="Which game of the run (game I uses stream I of the seed).")
 @joker_option
 @json_option
 def show_onecard(seed, players, game, no_joker, as_json) -> None:
     """Print a One Card deal and one random-play round trick by trick: the first round of game I
     (default 0) of 'simulate one-card' with the same seed, players and joker."""
+    from solver.onecard import GAME_NAME
+    from solver.onecard_sim import first_round
+
     with input_errors():
         log = first_round(seed, players, not no_joker, game)
     if as_json:
-        echo_json({"game": "one-card", **log.to_dict()})
+        echo_json({"game": GAME_NAME, **log.to_dict()})
         return
     click.echo(round_text(log))
 

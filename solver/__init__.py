@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 
 def _configure_numba_cache() -> None:
+    """Point numba's cache at the source-hash directory, without importing numba.
+
+    numba reads ``NUMBA_CACHE_DIR`` when it is first imported, so the environment variable is
+    enough (and keeps ``pyramid --help`` from paying for numba); worker processes inherit it.
+    Only when numba is already loaded is its live config changed as well.
+    """
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     digest = hashlib.sha256()
@@ -21,9 +28,11 @@ def _configure_numba_cache() -> None:
         digest.update(source.name.encode())
         digest.update(source.read_bytes())
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pyramid"
-    import numba
-
-    numba.config.CACHE_DIR = str(base / f"numba-{digest.hexdigest()[:16]}")
+    cache_dir = str(base / f"numba-{digest.hexdigest()[:16]}")
+    os.environ["NUMBA_CACHE_DIR"] = cache_dir
+    numba = sys.modules.get("numba")
+    if numba is not None:
+        numba.config.CACHE_DIR = cache_dir
 
 
 _configure_numba_cache()

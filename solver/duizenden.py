@@ -18,17 +18,15 @@ from solver.duizenden_melds import (
     FLAG_QUEEN_KEPT, M_CARDS, M_N, M_OWNER, M_POS, M_TYPE, MELD_RUN, POINTS)
 from solver.duizenden_play import (
     END_EXHAUSTED, END_OUT, END_TURN_LIMIT, HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE,
-    LOG_ROWS, MAX_PLAYERS, SC_LOG_N, SC_LOG_ON, SC_MELDS, SC_OUT, SC_POT, SC_STOCK, SC_TURNS,
-    TARGET_POINTS, _play_game, _play_round, game_rng, new_work)
+    LOG_ROWS, SC_LOG_N, SC_LOG_ON, SC_MELDS, SC_OUT, SC_POT, SC_STOCK, SC_TURNS, _play_game,
+    _play_round, game_rng, new_work)
+from solver.duizenden_options import (  # noqa: F401 - re-exported
+    DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, GAME_NAME, MAX_MAX_ROUNDS, MAX_PLAYERS, MIN_PLAYERS,
+    TARGET_POINTS, VARIANT_NAMES)
 from solver.rng import check_seed
 from solver.simulate import run_games
 from solver.stats import histogram, mean_ci, wilson
 
-MIN_PLAYERS = 2
-DEFAULT_MAX_ROUNDS = 500
-"""A game that has not reached 1000 after this many rounds is reported unfinished."""
-DEFAULT_PENALTY = 50
-"""Variant 3: points lost for a forgotten "last card"."""
 END_NAMES = {END_OUT: "out", END_EXHAUSTED: "stock exhausted", END_TURN_LIMIT: "turn limit"}
 
 
@@ -70,15 +68,11 @@ class Variants:
     def to_dict(self) -> dict:
         return asdict(self)
 
-
-VARIANT_NAMES = {
-    "no-out-on-opening": "no_out_on_opening",
-    "joker-exchange": "joker_exchange",
-    "last-card": "last_card",
-    "discard-last": "discard_last",
-    "queen-kept": "queen_kept",
-}
-"""Command-line names of the variants, in the rules file's order (1..5)."""
+    def rules_json(self, players: int, **more) -> dict:
+        """The rules as JSON: players, the variants on (names), the last-card penalty (None
+        unless that variant is on) and any ``more`` options (such as ``max_rounds``)."""
+        return {"players": int(players), "variants": self.names(),
+                "penalty": self.penalty if self.last_card else None, **more}
 
 
 def find_variants(names, penalty: int = DEFAULT_PENALTY) -> Variants:
@@ -227,8 +221,8 @@ def simulate(seed: int, games: int, players: int, variants: Variants | None = No
     variants = _check_variants(variants)
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"the number of games must be a positive integer, not {games!r}")
-    if not 1 <= max_rounds <= 100_000:
-        raise ValueError(f"max_rounds must be 1..100000, not {max_rounds}")
+    if not 1 <= max_rounds <= MAX_MAX_ROUNDS:
+        raise ValueError(f"max_rounds must be 1..{MAX_MAX_ROUNDS}, not {max_rounds}")
     params = {"players": players, "flags": variants.flags, "penalty": variants.penalty,
               "max_rounds": int(max_rounds)}
     rec = run_games(run_chunk, seed, int(games), params, jobs=jobs, progress=progress,
@@ -244,13 +238,11 @@ def summarise(rec: dict, seed: int, players: int, variants: Variants, max_rounds
     ends = {END_NAMES[k]: wilson(int((rec["round_end"] == k).sum()), n_rounds)
             for k in (END_OUT, END_EXHAUSTED, END_TURN_LIMIT)}
     return {
-        "game": "duizenden",
+        "game": GAME_NAME,
         "seed": seed,
+        "rules": variants.rules_json(players, max_rounds=int(max_rounds)),
         "players": players,
         "games": games,
-        "variants": variants.names(),
-        "penalty": variants.penalty if variants.last_card else None,
-        "max_rounds": max_rounds,
         "finished": wilson(n_fin, games),
         "rounds_per_game": mean_ci(rec["rounds"]),
         "rounds_histogram": histogram(rec["rounds"]),

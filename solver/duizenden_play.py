@@ -29,6 +29,7 @@ from solver.duizenden_melds import (
     M_TYPE, MAX_MELDS, MELD_RUN, MELD_WIDTH, N_KINDS, OPENING_POINTS, POINTS, QS_KIND, SPEC_HI,
     SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO, SPEC_POINTS, SPEC_SUITS, SPEC_TYPE, _hand_melds,
     _layoffs, _swaps, run_kind)
+from solver.duizenden_options import MAX_PLAYERS, TARGET_POINTS
 from solver.rng import below, new_state, shuffle, stream_seed
 
 # Explicit signatures for the helpers called with many literal arguments (see duizenden_melds).
@@ -39,7 +40,6 @@ _LAY_MELD_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64[:, ::1], int
                  "int64[::1], int64[:, ::1], int64[::1])")
 
 HAND_CARDS = 13
-MAX_PLAYERS = 6
 LOC_STOCK, LOC_POT, LOC_OPEN, LOC_TABLE = 6, 7, 8, 9
 
 SC_STOCK, SC_POT, SC_MELDS, SC_TURNS, SC_OUT, SC_LOG_ON, SC_LOG_N, SC_START = 0, 1, 2, 3, 4, 5, 6, 7
@@ -516,7 +516,6 @@ def _play_round(rng, n_players, start, flags, pen_points, deck, loc, cnt, hsize,
     return end
 
 
-TARGET_POINTS = 1000
 
 
 @njit(cache=True)

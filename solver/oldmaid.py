@@ -29,6 +29,8 @@ from solver.cards import (CLUBS, JACK, JOKER_RED, NATURAL_CARDS, QUEEN, RANKS_PE
                           card_rank, format_card, is_joker, is_red, make_card)
 from solver.rng import below, check_seed, new_state, shuffle, stream_seed
 
+GAME_NAME = "old-maid"
+"""The game's name in commands and JSON."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 VARIANTS = ("colour", "joker", "jack")
 """Option names of the rules file's variants (``color`` is accepted for ``colour``)."""
@@ -84,6 +86,10 @@ class OldMaidRules:
     @property
     def name(self) -> str:
         return "+".join(self.variants) or "standard"
+
+    def to_dict(self, players: int) -> dict:
+        """The rules as JSON: the rule set's name, its variants and the number of players."""
+        return {"name": self.name, "variants": list(self.variants), "players": int(players)}
 
     @property
     def removed_card(self) -> int | None:

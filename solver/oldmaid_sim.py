@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from solver.cards import format_card
-from solver.oldmaid import (OldMaidRules, _play_games, _play_trials, check_count, check_players,
-                            find_rules, play_game, sort_hand)
+from solver.oldmaid import (GAME_NAME, OldMaidRules, _play_games, _play_trials, check_count,
+                            check_players, find_rules, play_game, sort_hand)
 from solver.rng import check_seed
 from solver.simulate import run_games
 from solver.stats import histogram, mean_ci, wilson
@@ -53,7 +53,7 @@ def simulate_records(seed: int, games: int, players: int, rules: OldMaidRules | 
     n = check_players(players)
     rules = rules or OldMaidRules()
     params = {"players": n, "variants": list(rules.variants)}
-    return run_games(run_chunk, seed, games, params, jobs, progress, desc="oldmaid")
+    return run_games(run_chunk, seed, games, params, jobs, progress, desc=GAME_NAME)
 
 
 def summarise_games(loser: np.ndarray, draws: np.ndarray, players: int) -> dict:
@@ -74,8 +74,8 @@ def simulate(seed: int, games: int, players: int, rules: OldMaidRules | None = N
     """Simulate ``games`` seeded random-play games and summarise them (a JSON-ready dict)."""
     rules = rules or OldMaidRules()
     rec = simulate_records(seed, games, players, rules, jobs, progress)
-    out = {"game": "oldmaid", "seed": seed, "players": players, "games": games,
-           "rules": rules.name, "variants": list(rules.variants)}
+    out = {"game": GAME_NAME, "seed": seed, "players": players, "games": games,
+           "rules": rules.to_dict(players)}
     out.update(summarise_games(rec["loser"], rec["draws"], players))
     last, counts = np.unique(rec["last_card"].astype(np.int64), return_counts=True)
     out["old_maid_card"] = {format_card(int(c)): int(k) for c, k in zip(last, counts)}
@@ -93,9 +93,9 @@ def analyse_deal(seed: int, players: int, trials: int, rules: OldMaidRules | Non
     params = {"players": game.players, "variants": list(rules.variants), "dealer": game.dealer,
               "hands": masks}
     rec = run_games(run_trials_chunk, game.seed, trials, params, jobs, progress,
-                    desc="oldmaid trials")
-    out = {"game": "oldmaid", "seed": game.seed, "players": game.players, "dealer": game.dealer,
-           "trials": trials, "rules": rules.name, "variants": list(rules.variants),
+                    desc=f"{GAME_NAME} trials")
+    out = {"game": GAME_NAME, "seed": game.seed, "players": game.players, "dealer": game.dealer,
+           "trials": trials, "rules": rules.to_dict(game.players),
            "hands": [{"seat": (p - game.dealer) % game.players, "player": p,
                       "cards": [format_card(c) for c in sort_hand(game.hands[p])]}
                      for p in range(game.players)]}

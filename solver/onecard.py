@@ -36,6 +36,8 @@ from solver.cards import (ACE, DIAMONDS, JOKER_RED, RANK_OF, SUIT_OF, SUITS, for
 from solver.rng import below, shuffle
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
+GAME_NAME = "one-card"
+"""The game's name in commands and JSON."""
 EUCHRE_RANKS = (9, 10, 11, 12, 13, ACE)
 """The ranks of a euchre deck from low to high uptown (9 lowest, ace highest)."""
 DECK_SIZE = 25

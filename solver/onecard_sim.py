@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from solver.cards import format_card, format_cards
+from solver.onecard import GAME_NAME
 from solver.onecard import (_BIT, _ZERO, DECK_SIZE, MAX_BID, MAX_BID_EVENTS, MAX_PLAYERS,
                             MAX_ROUNDS, MAX_TRICKS, RES_BID, RES_BIDDER, RES_FIELDS,
                             RES_LAST_WINNER, RES_LEADER, RES_NBIDS, RES_ONE_CARD, RES_SWITCH,
@@ -206,7 +207,7 @@ def summarize(records: dict, players: int, joker: bool = True, seed: int | None 
               for b in range(rules.min_bid, MAX_BID + 1)}
     no_trump = ~bid_rounds
     return {
-        "game": "one-card", "seed": seed, "rules": rules.to_dict(),
+        "game": GAME_NAME, "seed": seed, "rules": rules.to_dict(),
         "games": n_games, "rounds": n_rounds,
         "seats": seats,
         "bid_made": wilson(int(made.sum()), int(rows.size)),

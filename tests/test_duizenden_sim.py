@@ -247,7 +247,9 @@ def test_cli_simulate_text_and_json():
     assert res.exit_code == 0, res.stderr
     d = json.loads(res.stdout)
     assert d["games"] == 30 and len(d["win_rate"]) == 3
-    assert d["variants"] == ["joker-exchange", "last-card"]
+    assert d["game"] == "duizenden" and d["seed"] == 2
+    assert d["rules"] == {"players": 3, "variants": ["joker-exchange", "last-card"],
+                          "penalty": 50, "max_rounds": 500}
     assert abs(sum(w["p"] for w in d["win_rate"]) - 1) < 1e-9
     assert d["rounds"] == round(d["rounds_per_game"]["mean"] * 30)
 
@@ -278,8 +280,8 @@ def test_cli_show():
     assert sum(len(h) for h in d["deal"]["hands"]) == 39
     res = run(["show", "duizenden", "--seed", "4", "--players", "3", "--start", "3"])
     assert res.exit_code == 2 and "--start" in res.stderr
-    res = run(["show", "duizenden", "--players", "3"])
-    assert res.exit_code == 2 and "--seed" in res.stderr
+    res = run(["show", "duizenden", "--players", "3", "--json"])  # --seed defaults to 0
+    assert res.exit_code == 0 and json.loads(res.stdout)["seed"] == 0
 
 
 @pytest.mark.slow

@@ -77,6 +77,8 @@ def test_show_golden_round():
         "trick  6: p3 9h, p0 Ac, p1 Kd, p2 Ad  -> player 3",
     ]
     assert "Player 1 falls short of the bid of 15." in r.stdout
+    # The bid limit is in the rules line once, not repeated after the winning bid.
+    assert "is the highest bid" not in r.stdout
 
 
 def test_show_another_game_of_the_run():
@@ -102,7 +104,7 @@ def test_show_json_and_no_joker():
     ["simulate", "one-card", "--games", "0"],
     ["simulate", "one-card", "--seed", "-3"],
     ["simulate", "one-card", "--jobs", "-1"],
-    ["show", "one-card"],
+    ["show", "one-card", "--game", str(10**8)],
     ["show", "one-card", "--seed", "x"],
     ["show", "one-card", "--seed", "1", "--players", "7"],
     ["show", "one-card", "--seed", "1", "--game", "-2"],
