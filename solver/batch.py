@@ -254,7 +254,8 @@ def _save_chunk(plan: BatchPlan, r: ChunkResult, digest: str) -> dict:
     id_column = plan.source.id_column
     write_part(plan.part(r.index, plan.fmt), r, plan.fmt, id_column)
     s = Summary(id_column)
-    s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / NS_PER_MS)
+    s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / NS_PER_MS,
+          r.reason)
     rec = {"index": r.index, "rows": len(r), "digest": digest, "summary": s.state()}
     write_text_atomic(plan.part(r.index, "json"), json.dumps(rec))
     return rec
@@ -594,5 +595,5 @@ def summarise_file(path: str, fmt: str | None = None) -> dict:
     summary = Summary(id_column)
     for b in blocks:
         summary.add(b["ids"], b["deal"].__getitem__, b["outcome"], b["moves"], b["states"],
-                    b["ms"])
+                    b["ms"], b["reason"])
     return summary.to_dict()

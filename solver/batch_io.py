@@ -13,6 +13,9 @@ Results schema (one row per deal, in input order; the same columns in CSV and Pa
                           measured nanoseconds exactly)
     outcome       string  won / lost / unknown (unknown: --max-states or --timeout was hit, or the
                           search ran out of memory)
+    reason        string  for an unknown deal, the limit that stopped it: states, timeout or
+                          memory; empty (null) otherwise. Files written before this column
+                          existed are read without it.
 
 Every error raised for a bad input is a ``ValueError`` whose message names the file and line (or
 the option) and never echoes more than ``ECHO_CHARS`` characters of the bad text.
@@ -33,7 +36,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from solver.batch_summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES
+from solver.batch_summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
 from solver.cards import format_card
 from solver.layout import DECK_CARDS
 from solver.rng import MAX_SEED
@@ -42,8 +45,10 @@ if TYPE_CHECKING:
     from solver.batch_work import ChunkResult
 
 FORMATS = ("csv", "parquet")
-COLUMNS = ("deal", "winnable", "moves", "states", "ms", "outcome")
+COLUMNS = ("deal", "winnable", "moves", "states", "ms", "outcome", "reason")
 """The columns after the id column (``seed`` or ``line``)."""
+OPTIONAL_COLUMNS = ("reason",)
+"""Columns a results file may lack (it was written before they existed)."""
 SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 """The output file suffixes and the format each one means."""
 PARQUET_MAGIC = b"PAR1"
@@ -300,11 +305,12 @@ def csv_rows(r: ChunkResult) -> str:
     """The chunk's rows as CSV text without header."""
     texts = deal_texts(r.deals)
     out = io.StringIO()
-    for i, deal, o, m, s, ns in zip(r.ids.tolist(), texts, r.outcome.tolist(), r.moves.tolist(),
-                                    r.states.tolist(), r.ns.tolist()):
+    for i, deal, o, m, s, ns, why in zip(r.ids.tolist(), texts, r.outcome.tolist(),
+                                         r.moves.tolist(), r.states.tolist(), r.ns.tolist(),
+                                         r.reason.tolist()):
         ms, frac = divmod(ns, NS_PER_MS)  # the exact decimal text of ns / 1e6
         out.write(f"{i},{deal},{_WINNABLE_TEXT[o]},{'' if m == NO_MOVES else m},{s},"
-                  f"{ms}.{frac:06d},{OUTCOME_NAMES[o]}\n")
+                  f"{ms}.{frac:06d},{OUTCOME_NAMES[o]},{REASON_NAMES[why]}\n")
     return out.getvalue()
 
 
@@ -312,7 +318,7 @@ def parquet_schema(id_column: str):
     pa, _ = require_pyarrow()
     return pa.schema([(id_column, pa.int64()), ("deal", pa.string()), ("winnable", pa.bool_()),
                       ("moves", pa.int16()), ("states", pa.int64()), ("ms", pa.float64()),
-                      ("outcome", pa.string())])
+                      ("outcome", pa.string()), ("reason", pa.string())])
 
 
 def parquet_table(r: ChunkResult, id_column: str):
@@ -326,6 +332,7 @@ def parquet_table(r: ChunkResult, id_column: str):
         pa.array(r.states, type=pa.int64()),
         pa.array(r.ns / NS_PER_MS, type=pa.float64()),
         pa.array([OUTCOME_NAMES[o] for o in r.outcome.tolist()], type=pa.string()),
+        pa.array([REASON_NAMES[k] or None for k in r.reason.tolist()], type=pa.string()),
     ], schema=parquet_schema(id_column))
 
 
@@ -389,7 +396,8 @@ def assemble(out: str, parts: list[str], fmt: str, id_column: str) -> None:
 
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
     """``(id_column, blocks)`` of a results file; each block is a dict of numpy columns ``ids``,
-    ``outcome`` (codes), ``moves`` (-1 for none), ``states``, ``ms`` and the list ``deal``.
+    ``outcome`` (codes), ``moves`` (-1 for none), ``states``, ``ms``, ``reason`` (codes, or None
+    for a file without that column) and the list ``deal``.
 
     Every row is checked: a field that is not of its column's type, fields that contradict each
     other (``winnable`` against ``outcome``, moves of a deal not won), a missing or extra field
@@ -440,21 +448,32 @@ def _open_csv(path: str, block: int):
 
 def _check_columns(path: str, names) -> str:
     ids = [c for c in ("seed", "line") if c in names]
-    missing = [c for c in COLUMNS if c not in names]
-    if len(ids) != 1 or missing or len(names) != len(COLUMNS) + 1:
+    missing = [c for c in COLUMNS if c not in names and c not in OPTIONAL_COLUMNS]
+    known = set(COLUMNS) | set(ids)
+    if len(ids) != 1 or missing or len(set(names)) != len(names) or not set(names) <= known:
         raise ValueError(f"{path} is not a batch results file (expected the columns seed or line, "
                          f"{', '.join(COLUMNS)})")
     return ids[0]
+
+
+def _present(names) -> tuple:
+    """The columns after the id column that the file has, in ``COLUMNS`` order."""
+    return tuple(c for c in COLUMNS if c in names)
 
 
 _OUTCOME_CODE = {name: code for code, name in enumerate(OUTCOME_NAMES)}
 _WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
 """The ``winnable`` value that goes with each outcome."""
 _CSV_WINNABLE = {"true": True, "false": False, "": None}
+_REASON_CODE = {name: code for code, name in enumerate(REASON_NAMES) if name}
 
 
 class _BadRow(ValueError):
     """What is wrong with a row (the caller adds the file and line)."""
+
+
+_NO_COLUMN = object()
+"""The ``reason`` of a row of a file without that column."""
 
 
 def _integer(name: str, value) -> int:
@@ -470,9 +489,10 @@ def _integer(name: str, value) -> int:
     return number
 
 
-def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome) -> tuple:
-    """The row as ``(id, deal, outcome code, moves or NO_MOVES, states, ms)``; raises
-    ``_BadRow``."""
+def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
+               reason=_NO_COLUMN) -> tuple:
+    """The row as ``(id, deal, outcome code, moves or NO_MOVES, states, ms, reason code)`` (the
+    reason code is -1 when the file has no reason column); raises ``_BadRow``."""
     ident = _integer(id_column, ident)
     if not isinstance(deal, str) or not deal.strip():
         raise _BadRow("the deal is empty")
@@ -495,21 +515,35 @@ def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome) -> 
         raise _BadRow(f"ms {clip(ms)} is not a number") from None
     if not (math.isfinite(ms) and ms >= 0):
         raise _BadRow(f"ms {ms} is not a time")
-    return ident, deal, _OUTCOME_CODE[outcome], moves, states, ms
+    if reason is _NO_COLUMN:
+        why = -1
+    elif outcome == "unknown":
+        if reason not in _REASON_CODE:
+            raise _BadRow(f"reason {clip(reason)} of an unknown deal is not one of "
+                          f"{', '.join(_REASON_CODE)}")
+        why = _REASON_CODE[reason]
+    elif reason is not None:
+        raise _BadRow(f"reason {clip(reason)} given for a deal {outcome}")
+    else:
+        why = 0
+    return ident, deal, _OUTCOME_CODE[outcome], moves, states, ms, why
 
 
 def _block(rows) -> dict:
-    ids, deals, outcome, moves, states, ms = zip(*rows)
+    ids, deals, outcome, moves, states, ms, reason = zip(*rows)
     return {"ids": np.asarray(ids, dtype=np.int64), "deal": list(deals),
             "outcome": np.asarray(outcome, dtype=np.int8),
             "moves": np.asarray(moves, dtype=np.int64), "states": np.asarray(states, np.int64),
-            "ms": np.asarray(ms, dtype=np.float64)}
+            "ms": np.asarray(ms, dtype=np.float64),
+            "reason": None if reason[0] < 0 else np.asarray(reason, dtype=np.int8)}
 
 
 def _csv_blocks(f, reader, header, id_column, block, path):
-    order = [header.index(name) for name in (id_column,) + COLUMNS]
-    winnable_at = 1 + COLUMNS.index("winnable")
-    moves_at = 1 + COLUMNS.index("moves")
+    present = _present(header)
+    order = [header.index(name) for name in (id_column,) + present]
+    winnable_at = 1 + present.index("winnable")
+    moves_at = 1 + present.index("moves")
+    reason_at = 1 + present.index("reason") if "reason" in present else None
     try:
         rows = []
         while True:
@@ -531,6 +565,8 @@ def _csv_blocks(f, reader, header, id_column, block, path):
                                   f"empty")
                 fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
                 fields[moves_at] = fields[moves_at] or None
+                if reason_at is not None:
+                    fields[reason_at] = fields[reason_at] or None
                 rows.append(_check_row(id_column, *fields))
             except _BadRow as e:
                 raise ValueError(f"{path} line {reader.line_num}: {e}") from None
@@ -549,7 +585,7 @@ def _parquet_blocks(pf, id_column, block, path, arrow_error):
         for batch in pf.iter_batches(batch_size=block):
             d = batch.to_pydict()
             rows = []
-            for fields in zip(*(d[name] for name in (id_column,) + COLUMNS)):
+            for fields in zip(*(d[name] for name in (id_column,) + _present(d))):
                 row += 1
                 try:
                     rows.append(_check_row(id_column, *fields))

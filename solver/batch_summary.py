@@ -12,10 +12,14 @@ from collections import Counter
 
 import numpy as np
 
+from solver.search import REASONS
 from solver.stats import fmt_p, text_histogram, wilson
 
 OUTCOME_NAMES = ("lost", "won", "unknown")
 """Outcome names by ``solver.search.Outcome`` value: 0 lost, 1 won, 2 unknown (a limit hit)."""
+REASON_NAMES = ("",) + REASONS
+"""Reason names by code: 0 none (the deal was decided), then ``solver.search.REASONS``, the limit
+that left a deal ``unknown`` (``states``, ``timeout``, ``memory``, ...)."""
 NO_MOVES = -1
 """``moves`` of a deal without a minimum move count (not solved for it, or not won)."""
 NS_PER_MS = 1_000_000
@@ -30,6 +34,7 @@ class Summary:
         self.id_column = id_column
         self.top = top
         self.outcomes = Counter({name: 0 for name in OUTCOME_NAMES})
+        self.reasons = Counter()
         self.moves = Counter()
         self.states_total = 0
         self.states_max = 0
@@ -40,14 +45,20 @@ class Summary:
     def deals(self) -> int:
         return sum(self.outcomes.values())
 
-    def add(self, ids, deal_text, outcome, moves, states, ms) -> None:
+    def add(self, ids, deal_text, outcome, moves, states, ms, reason=None) -> None:
         """Add a block of rows: numpy columns, ``deal_text(i)`` giving row i's deal text;
-        ``moves`` < 0 for none."""
+        ``moves`` < 0 for none; ``reason``: codes of ``REASON_NAMES`` (None: not known)."""
         outcome = np.asarray(outcome)
         if len(outcome) == 0:
             return
         for code, name in enumerate(OUTCOME_NAMES):
             self.outcomes[name] += int(np.count_nonzero(outcome == code))
+        if reason is not None:
+            reason = np.asarray(reason)
+            for code, name in enumerate(REASON_NAMES[1:], start=1):
+                n = int(np.count_nonzero(reason == code))
+                if n:
+                    self.reasons[name] += n
         moves = np.asarray(moves)
         vals, counts = np.unique(moves[moves >= 0], return_counts=True)
         for v, c in zip(vals.tolist(), counts.tolist()):
@@ -59,9 +70,12 @@ class Summary:
         self.ns_total += int(np.rint(ms * NS_PER_MS).astype(np.int64).sum())
         k = min(self.top, len(ms))
         for i in np.argsort(-ms, kind="stable")[:k].tolist():
-            self.slowest.append({self.id_column: int(ids[i]), "ms": float(ms[i]),
-                                 "states": int(states[i]), "outcome": OUTCOME_NAMES[outcome[i]],
-                                 "deal": deal_text(i)})
+            row = {self.id_column: int(ids[i]), "ms": float(ms[i]), "states": int(states[i]),
+                   "outcome": OUTCOME_NAMES[outcome[i]]}
+            if reason is not None and reason[i]:
+                row["reason"] = REASON_NAMES[reason[i]]
+            row["deal"] = deal_text(i)
+            self.slowest.append(row)
         self._trim()
 
     def _trim(self) -> None:
@@ -70,6 +84,7 @@ class Summary:
 
     def merge(self, other: "Summary") -> None:
         self.outcomes.update(other.outcomes)
+        self.reasons.update(other.reasons)
         self.moves.update(other.moves)
         self.states_total += other.states_total
         self.states_max = max(self.states_max, other.states_max)
@@ -80,6 +95,7 @@ class Summary:
     def state(self) -> dict:
         """Everything needed to rebuild this summary (stored beside each chunk of a run)."""
         return {"id_column": self.id_column, "outcomes": dict(self.outcomes),
+                "reasons": dict(self.reasons),
                 "moves": {str(k): v for k, v in self.moves.items()},
                 "states_total": self.states_total, "states_max": self.states_max,
                 "ns_total": self.ns_total, "slowest": self.slowest}
@@ -88,6 +104,7 @@ class Summary:
     def from_state(cls, d: dict, top: int = SLOWEST) -> "Summary":
         s = cls(d["id_column"], top)
         s.outcomes.update(d["outcomes"])
+        s.reasons.update(d["reasons"])
         s.moves.update({int(k): v for k, v in d["moves"].items()})
         s.states_total, s.states_max, s.ns_total = d["states_total"], d["states_max"], d["ns_total"]
         s.slowest = list(d["slowest"])
@@ -107,6 +124,8 @@ class Summary:
         return {
             "deals": n,
             "outcomes": {name: self.outcomes[name] for name in ("won", "lost", "unknown")},
+            "unknown_reasons": {name: self.reasons[name] for name in REASONS
+                                if self.reasons[name]},
             "win_rate": wilson(won, won + lost),
             "moves": moves,
             "moves_histogram": {str(k): v for k, v in hist.items()},
@@ -134,8 +153,9 @@ def summary_text(d: dict) -> str:
     """The human summary of ``Summary.to_dict()`` output."""
     o = d["outcomes"]
     wr = d["win_rate"]
+    why = ", ".join(f"{name} {n}" for name, n in d["unknown_reasons"].items())
     lines = [f"Deals: {d['deals']}   won {o['won']}   lost {o['lost']}   unknown {o['unknown']}"
-             + ("  (a limit was hit)" if o["unknown"] else "")]
+             + (f"  (a limit was hit: {why or 'not recorded'})" if o["unknown"] else "")]
     if wr["n"]:
         lines.append(f"Win rate: {fmt_p(wr)} (95% Wilson interval over {wr['n']} decided deals)")
     else:

@@ -37,11 +37,11 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from solver.batch_summary import NO_MOVES
+from solver.batch_summary import NO_MOVES, REASON_NAMES
 from solver.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
 from solver.layout import DECK_CARDS
 from solver.rules import Rules
-from solver.search import Outcome, Workspace, _decide, rule_args
+from solver.search import REASON_MEMORY, REASON_STATES, Outcome, Workspace, _decide, rule_args
 from solver.state import START
 
 CLOCK_MONOTONIC = 1
@@ -113,7 +113,8 @@ class ChunkResult:
 
     ids: the seed, or the line number in the deal file; deals: (n, 52) int8 card ids;
     outcome: ``Outcome`` values; moves: minimum moves or ``NO_MOVES``; states: positions
-    expanded; ns: wall time of the deal's search in nanoseconds.
+    expanded; ns: wall time of the deal's search in nanoseconds; reason: codes of
+    ``REASON_NAMES``, the limit that left a deal unknown (0 for a decided deal).
     """
 
     index: int
@@ -123,6 +124,7 @@ class ChunkResult:
     moves: np.ndarray
     states: np.ndarray
     ns: np.ndarray
+    reason: np.ndarray
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -229,6 +231,7 @@ def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | 
     moves = np.full(n, NO_MOVES, dtype=np.int16)
     states = np.zeros(n, dtype=np.int64)
     ns = np.zeros(n, dtype=np.int64)
+    reason = np.zeros(n, dtype=np.int8)
     for k in range(n):
         ws = optimal_workspace(rules)
         t0 = time.perf_counter_ns()
@@ -240,13 +243,16 @@ def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | 
             del ws
             _drop_optimal_workspace()
             outcome[k] = int(Outcome.UNKNOWN)
+            reason[k] = REASON_NAMES.index(REASON_MEMORY)
             continue
         ns[k] = time.perf_counter_ns() - t0
         outcome[k] = int(r.outcome)
         states[k] = r.states
         if r.outcome == Outcome.WON:
             moves[k] = r.moves
-    return outcome, moves, states, ns
+        elif r.outcome == Outcome.UNKNOWN:
+            reason[k] = REASON_NAMES.index(r.reason)
+    return outcome, moves, states, ns, reason
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
@@ -258,12 +264,17 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     else:
         ids, deals = _parse_lines(task.lines)
     if task.optimal:
-        outcome, moves, states, ns = _optimal(deals, task.rules, task.max_states, task.timeout)
+        outcome, moves, states, ns, reason = _optimal(deals, task.rules, task.max_states,
+                                                      task.timeout)
     else:
         ws = workspace_for(task.rules)
         outcome, states, ns = _winnability(deals, task.rules, task.max_states, ws)
         moves = np.full(len(ids), NO_MOVES, dtype=np.int16)
-    return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns)
+        # the winnability kernel stops early only at max_states
+        reason = np.where(outcome == Outcome.UNKNOWN, REASON_NAMES.index(REASON_STATES),
+                          0).astype(np.int8)
+    return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns,
+                       reason)
 
 
 def optimal_available() -> bool:

@@ -199,7 +199,8 @@ def test_parquet_output_matches_csv(tmp_path):
     run_batch(plan_batch(SeedSource(40, 640), str(tmp_path / "r.parquet"), chunk=250), jobs=1,
               progress=False)
     t = pq.read_table(tmp_path / "r.parquet")
-    assert t.column_names == ["seed", "deal", "winnable", "moves", "states", "ms", "outcome"]
+    assert t.column_names == ["seed", "deal", "winnable", "moves", "states", "ms", "outcome",
+                              "reason"]
     assert t.num_rows == 600 and pq.ParquetFile(tmp_path / "r.parquet").num_row_groups == 3
     c = rows(tmp_path / "r.csv")
     p = t.to_pylist()
@@ -297,6 +298,6 @@ def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
         return builtins.open(path, *args, **kw)
 
     monkeypatch.setattr(batch_io, "open", refuse, raising=False)
-    with pytest.raises(ValueError, match="cannot read the deal file .*locked.txt: Permission denied"):
+    with pytest.raises(ValueError, match="deal file .*locked.txt: Permission denied"):
         plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
     assert sorted(x.name for x in tmp_path.iterdir()) == ["locked.txt"]

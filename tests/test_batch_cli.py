@@ -44,7 +44,8 @@ def test_batch_text_summary_and_csv(tmp_path):
     assert "95% Wilson interval over 300 decided deals" in r.stdout
     assert "Slowest deals:" in r.stdout and f"Results: {out} (csv)" in r.stdout
     data = rows(out, drop=())
-    assert list(data[0]) == ["seed", "deal", "winnable", "moves", "states", "ms", "outcome"]
+    assert list(data[0]) == ["seed", "deal", "winnable", "moves", "states", "ms", "outcome",
+                             "reason"]
     assert [int(d["seed"]) for d in data] == list(range(100, 400))
     for d in data[:40]:
         single = solve_winnable(deal_from_seed(int(d["seed"])), Rules())
@@ -67,13 +68,17 @@ def test_batch_json_agrees_with_its_file(tmp_path):
         assert d["outcomes"][name] == sum(x["outcome"] == name for x in data)
     assert d["outcomes"]["unknown"] > 0  # the state cap was hit somewhere
     assert all(x["winnable"] == "" for x in data if x["outcome"] == "unknown")
+    assert all(x["reason"] == ("states" if x["outcome"] == "unknown" else "") for x in data)
+    assert d["unknown_reasons"] == {"states": d["outcomes"]["unknown"]}
+    assert all(x.get("reason") == ("states" if x["outcome"] == "unknown" else None)
+               for x in d["slowest"])
     assert d["run"]["rules"] == Rules(recycles=2, overlap=False, stock_top=True).to_dict()
     assert len(d["slowest"]) == 10
     assert d["slowest"][0]["ms"] >= d["slowest"][-1]["ms"]
     stats = run("stats", out, "--json")
     assert stats.exit_code == 0, stats.stderr
     s = json.loads(stats.stdout)
-    for key in ("deals", "outcomes", "win_rate", "states", "moves_histogram"):
+    for key in ("deals", "outcomes", "unknown_reasons", "win_rate", "states", "moves_histogram"):
         assert s[key] == d[key]
 
 

@@ -29,6 +29,7 @@ INPUT, FAULT = 2, 1
 """The exit codes of ``pyramid batch``: bad input, and a fault that stopped the run."""
 DEALS = "\n".join(format_deal(deal_from_seed(s)) for s in range(6)) + "\n"
 HEADER = "seed,deal,winnable,moves,states,ms,outcome"
+"""The columns of a results file written before the ``reason`` column (still read)."""
 DEAL0 = format_deal(deal_from_seed(0))
 GOOD_ROW = f"0,{DEAL0},true,,17,0.012000,won"
 HUGE = 10_000_000
@@ -167,6 +168,13 @@ CASES = [
     ("stats-moves-of-a-lost-deal",
      stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},false,30,5,0.1,lost")), INPUT,
      ("r.csv line 3", "moves")),
+    ("stats-reason-of-a-won-deal",
+     stats_of(lambda tmp: write(tmp, "n.csv",
+                                f"{HEADER},reason\n1,{DEAL0},true,,5,0.1,won,states\n")),
+     INPUT, ("n.csv line 2", "reason")),
+    ("stats-unknown-without-reason",
+     stats_of(lambda tmp: write(tmp, "n.csv", f"{HEADER},reason\n1,{DEAL0},,,5,0.1,unknown,\n")),
+     INPUT, ("n.csv line 2", "reason")),
     ("stats-10MB-field", stats_of(lambda tmp: results_csv(tmp, "y" * HUGE)), INPUT,
      "r.csv line 3"),
     ("stats-10MB-outcome",
@@ -355,5 +363,7 @@ def test_a_deal_out_of_memory_is_unknown_and_the_run_finishes(tmp_path):
     proc = run_pyramid(["batch", "--seeds", "1834:1835", "--optimal", "-j", "1", "-q", "--json",
                         "-o", out], preexec_fn=limit, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout)["outcomes"] == {"won": 0, "lost": 0, "unknown": 1}
-    assert out.read_text().splitlines()[1].endswith(",unknown")
+    summary = json.loads(proc.stdout)
+    assert summary["outcomes"] == {"won": 0, "lost": 0, "unknown": 1}
+    assert summary["unknown_reasons"] == {"memory": 1}
+    assert out.read_text().splitlines()[1].endswith(",unknown,memory")
