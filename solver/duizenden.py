@@ -249,8 +249,10 @@ def summarise(rec: dict, seed: int, players: int, variants: Variants, max_rounds
         "rounds": n_rounds,
         "turns_per_round": mean_ci(rec["round_turns"]),
         "round_end": ends,
-        "score_per_round": [mean_ci(rec["round_scores"][:, p]) for p in range(players)],
-        "win_rate": [wilson(int((rec["winner"] == p).sum()), n_fin) for p in range(players)],
+        "score_per_round": [{"seat": p, **mean_ci(rec["round_scores"][:, p])}
+                            for p in range(players)],
+        "win_rate": [{"seat": p, **wilson(int((rec["winner"] == p).sum()), n_fin)}
+                     for p in range(players)],
     }
 
 

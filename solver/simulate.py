@@ -11,9 +11,11 @@ game order: the same seed gives the same records whatever ``jobs`` is.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import signal
+import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable
 
@@ -60,6 +62,33 @@ def ignore_interrupts() -> None:
     """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on
     it (it cancels the queued chunks and ends the workers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def deferred_interrupts():
+    """Hold Ctrl-C back while a chunk runs in this process; yields a function that raises the
+    ``KeyboardInterrupt`` between chunks if one came.
+
+    A KeyboardInterrupt raised in the middle of numba loading or running a kernel can leave the
+    process to die of a segmentation fault on the way out; between chunks it is safe. A chunk
+    takes well under a second, so Ctrl-C still answers at once. Outside the main thread, or when
+    SIGINT is not Python's usual handler (ignored, say), nothing changes.
+    """
+    pending: list[int] = []
+
+    def check() -> None:
+        if pending:
+            raise KeyboardInterrupt
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield check
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    try:
+        yield check
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def make_pool(jobs: int) -> ProcessPoolExecutor:
@@ -124,9 +153,11 @@ def run_games(run_chunk: ChunkFn, seed: int, games: int, params: dict, jobs: int
                dynamic_ncols=True)
     try:
         if jobs == 1 or len(spans) == 1:
-            for k, (start, n) in enumerate(spans):
-                parts[k] = run_chunk(seed, start, n, params)
-                bar.update(n)
+            with deferred_interrupts() as check_interrupt:
+                for k, (start, n) in enumerate(spans):
+                    parts[k] = run_chunk(seed, start, n, params)
+                    bar.update(n)
+                    check_interrupt()
         else:
             run_in_pool(run_chunk, seed, params, spans, min(jobs, len(spans)), parts, bar)
     finally:
