@@ -83,7 +83,8 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
     fin = res["finished"]
     lines = [f"Duizenden, {players} players, {games} games to {TARGET_POINTS}, seed {seed}",
              variants_text(v), "",
-             f"Games finished (a total reached {TARGET_POINTS} within {max_rounds} rounds): {fmt_p(fin)}",
+             f"Games finished (a total reached {TARGET_POINTS} within {max_rounds} rounds): "
+             f"{fmt_p(fin)}",
              f"Rounds per game: {fmt_mean(res['rounds_per_game'])}",
              f"Turns per round: {fmt_mean(res['turns_per_round'])}  ({res['rounds']} rounds)",
              "How rounds end:"]

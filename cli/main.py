@@ -210,6 +210,9 @@ class PyramidGroup(click.Group):
                 rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             except SystemExit as e:  # a command's own exit code (pyramid solve: 0/1/3)
                 rv = e.code
+                if rv is not None and not isinstance(rv, int):  # sys.exit("message")
+                    click.echo(rv, err=True)
+                    rv = 1
             code = rv if isinstance(rv, int) else 0
             sys.stdout.flush()
         except click.exceptions.Abort:

@@ -158,7 +158,7 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
 @show_seed_option(help="Seed of the deal (or, with --game, of a simulation run).")
 @players_option(2, 4, 3)
 @click.option("--game", "game_index", type=GAME_INDEX,
-              help="Show game I of 'simulate oldmaid --seed SEED' (its dealer is I mod PLAYERS).")
+              help="Show game I of 'simulate old-maid --seed SEED' (its dealer is I mod PLAYERS).")
 @dealer_option
 @variant_option
 @click.option("--draws/--no-draws", default=True, show_default=True,

@@ -57,7 +57,8 @@ def simulate_text(res: dict) -> str:
                      f"{fmt_p(s['bid_made'])}")
     lines += ["", f"Bidder makes the bid:     {fmt_p(res['bid_made'])}  "
                   f"({res['bid_made']['n']} rounds with a bid)"]
-    by_bid = [f"{b}: {fmt_figure(d['p'], 3)} (n {d['n']})" for b, d in res["bid_made_by_bid"].items()]
+    by_bid = [f"{b}: {fmt_figure(d['p'], 3)} (n {d['n']})"
+              for b, d in res["bid_made_by_bid"].items()]
     lines.append("  by winning bid:  " + ", ".join(by_bid[:5]))
     lines.append("                   " + ", ".join(by_bid[5:]))
     lines += [f"Winning bid:              {fmt_mean(res['winning_bid'])}",
