@@ -126,6 +126,18 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_the_trace(monkeypatch):
     assert isinstance(debug.exception, RuntimeError)
 
 
+def test_an_input_output_error_is_one_line_with_its_own_code(monkeypatch):
+    from solver import oldmaid_sim
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device", "results.csv")
+
+    monkeypatch.setattr(oldmaid_sim, "simulate", disk_full)
+    r = invoke("simulate", "old-maid", "--games", 3, "-q")
+    assert r.exit_code == EXIT_IO
+    assert r.stderr == "Error: input/output failed (results.csv): No space left on device\n"
+
+
 # --- start-up and completion --------------------------------------------------------------------
 
 LOAD_EVERY_COMMAND = """
