@@ -26,6 +26,8 @@ import sys
 
 import click
 
+from cli.common import SEED
+
 EXIT_USAGE = 2
 """Bad input: a usage error or a value the command refuses."""
 EXIT_INTERNAL = 70
@@ -254,7 +256,7 @@ def analyse() -> None:
 
 @cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=GAME_MODULES,
            aliases=GAME_ALIASES, games=True)
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="Pyramid deal number to print.")
+@click.option("--seed", type=SEED, help="Pyramid deal number to print.")
 @click.option("--deal", "deal_text", help="Pyramid deal text (52 cards) to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
 @click.pass_context

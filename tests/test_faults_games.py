@@ -41,6 +41,7 @@ BAD_INPUT = [
     ("seed-empty", ["simulate", "old-maid", "--seed", ""], ("--seed",)),
     ("seed-hex", ["simulate", "hearts", "--seed", "0x10"], ("--seed",)),
     ("show-seed-2**64", ["show", "one-card", "--seed", TWO_TO_64], ("--seed",)),
+    ("show-group-seed-1000-digits", ["show", "--seed", "9" * 1000], ("--seed", "out of range")),
     ("jobs-negative", ["simulate", "hearts", "--jobs", "-1"], ("--jobs",)),
     ("unknown-option", ["simulate", "hearts", "--bogus"], ("--bogus",)),
     ("extra-argument", ["simulate", "hearts", "extra"], ("extra",)),
