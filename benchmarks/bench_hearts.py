@@ -14,7 +14,7 @@ Optional comparison with OpenSpiel's C++ ``hearts``: if ``pyspiel`` imports in t
 or ``--openspiel-python`` (or the ``OPENSPIEL_PYTHON`` environment variable) names an interpreter
 where it does, random four-player deals are played there with ``pyspiel.evaluate_bots`` and C++
 uniform random bots (one Python call per deal), with ``qs_breaks_hearts=False`` so both engines
-play the rules file's Hearts; the mean points per seat and the moon rate of both are compared.
+play the Hearts of docs/hearts.md; the mean points per seat and the moon rate of both are compared.
 
 Target (issue 6): at least 100,000 random deals per second per core for both presets with four
 players (OpenSpiel's C++ Hearts: about 23,000 on one core of a similar machine).

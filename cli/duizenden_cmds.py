@@ -22,7 +22,8 @@ from solver.stats import fmt_mean, fmt_p, text_histogram
 def variant_option(f):
     return click.option(
         "--variant", "-V", "variants", multiple=True, metavar="NAME[,NAME]",
-        help="Rule variant (repeat or comma-separate; names or numbers 1..5 of the rules file): "
+        help="Rule variant (repeat or comma-separate; names or numbers 1..5 as listed in "
+             "docs/duizenden.md): "
              + ", ".join(f"{i} {n}" for i, n in enumerate(VARIANT_NAMES, start=1)) + ".")(f)
 
 

@@ -1,7 +1,7 @@
 """Pyramid deals: parse and format the deal text, and the seeded deal generator.
 
 A deal is 52 card ids: ``deal[0:28]`` the pyramid from the apex row by row, ``deal[28:52]`` the
-stock, top card first (the text format of rules/pyramid.md).
+stock, top card first (the text format of docs/pyramid.md, "Deals").
 
 Seeded deals (``deal_from_seed``): start from the ordered deck of card ids 0..51 (Ac 2c .. Kc,
 Ad .. Kd, Ah .. Kh, As .. Ks), shuffle it with ``rng.shuffle`` from a generator state holding the

@@ -1,4 +1,4 @@
-"""Duizenden (rules/duizenden.md): variants as data, one seeded round or game, and the simulation.
+"""Duizenden (docs/duizenden.md): variants as data, one seeded round or game, and the simulation.
 
 The kernels live in ``duizenden_melds`` (meld rules, action enumerators) and ``duizenden_play``
 (round and game loops); this module checks input, runs them and turns their arrays into results.
@@ -32,7 +32,7 @@ END_NAMES = {END_OUT: "out", END_EXHAUSTED: "stock exhausted", END_TURN_LIMIT: "
 
 @dataclass(frozen=True)
 class Variants:
-    """The five variants of rules/duizenden.md (all off by default: the plain rules).
+    """The five variants of docs/duizenden.md (all off by default: the plain rules).
 
     no_out_on_opening: 1. no going out in the turn of opening.
     joker_exchange:    2. a table joker may be exchanged for the natural card it stands for.

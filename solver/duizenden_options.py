@@ -24,4 +24,4 @@ VARIANT_NAMES = {
     "discard-last": "discard_last",
     "queen-kept": "queen_kept",
 }
-"""Command-line names of the variants, in the rules file's order (1..5)."""
+"""Command-line names of the variants, in the order of docs/duizenden.md (1..5)."""

@@ -1,11 +1,11 @@
-"""Black Maria and standard Hearts: one trick-taking engine, two presets (rules/black-maria.md).
+"""Black Maria and standard Hearts: one trick-taking engine, two presets (docs/hearts.md).
 
 A game variant is data: a ``Preset`` (what differs between Black Maria and standard Hearts) plus a
 ``HeartsRules`` (the preset, the number of players and the table options Spot Hearts, Omnibus, the
 moon rule and the target score). ``HeartsRules.kernel_args()`` turns it into the plain arrays and
 ints the numba kernels of ``solver.hearts_kernels`` take.
 
-Engine decisions where the rules file is silent (docs/hearts.md lists them all):
+Engine decisions where the usual rules are silent (docs/hearts.md lists them all):
 
 * Seat 0 deals the first deal of every game; the deal then moves one seat left each deal. Cards
   are dealt one at a time starting with the dealer's left.
@@ -45,7 +45,7 @@ def heart_points(card: int, spot: bool) -> int:
 
 @dataclass(frozen=True)
 class HeartsRules:
-    """One table: a preset, the player count and the options of rules/black-maria.md."""
+    """One table: a preset, the player count and the options of docs/hearts.md."""
 
     game: str = "black-maria"
     players: int = 4

@@ -1,4 +1,4 @@
-"""Old Maid (rules/old-maid.md): the deck, the deal, the pair discards and random play.
+"""Old Maid (docs/oldmaid.md): the deck, the deal, the pair discards and random play.
 
 Hands are one-deck card bitmasks (``uint64``, bit = card id of ``solver.cards``; the joker of the
 joker variant is bit 52), so a hand's suit ``s`` is the 13-bit field ``hand >> 13*s``.
@@ -33,7 +33,7 @@ GAME_NAME = "old-maid"
 """The game's name in commands and JSON."""
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 VARIANTS = ("colour", "joker", "jack")
-"""Option names of the rules file's variants (``color`` is accepted for ``colour``)."""
+"""Option names of the variants (docs/oldmaid.md) (``color`` is accepted for ``colour``)."""
 _ALIASES = {"color": "colour", "colours": "colour", "colors": "colour"}
 
 _U0 = np.uint64(0)
@@ -63,7 +63,7 @@ LOG_FIELDS = ("drawer", "drawn_from", "card", "paired")
 
 @dataclass(frozen=True)
 class OldMaidRules:
-    """One rule set of rules/old-maid.md.
+    """One rule set of docs/oldmaid.md.
 
     colour: pairs must also share colour (red with red, black with black).
     joker:  keep all 52 cards and add the red joker (``RJ``) as the odd card (53 cards).

@@ -1,4 +1,4 @@
-"""One Card: the rules of rules/one-card.md as numba kernels over bitmask hands.
+"""One Card: the rules of docs/onecard.md as numba kernels over bitmask hands.
 
 Cards use the project encoding (``solver/cards.py``). The deck is the euchre deck, 9 10 J Q K A of
 every suit (24 cards), plus one joker: the red joker ``RJ`` (id 52), or, on a table without a
@@ -113,8 +113,8 @@ class OneCardRules:
     """One table of One Card: the number of players and whether the deck has a joker.
 
     players: 2 to 4.
-    joker:   True (default) plays the red joker; False is the rules file's table without a joker,
-             where the two of diamonds is the joker (and only the joker).
+    joker:   True (default) plays the red joker; False is the table without a joker
+             (docs/onecard.md), where the two of diamonds is the joker (and only the joker).
     """
 
     players: int = 4

@@ -69,7 +69,7 @@ MIN_POSITIONS = 4 * MAX_MOVES
 _NO_BOUND = 1 << 40
 
 DEFAULT_RULES = PRESETS["standard"]
-"""The rules used when none are given (the rules file's defaults)."""
+"""The rules used when none are given (the standard rules' defaults, docs/pyramid.md)."""
 
 
 @dataclass

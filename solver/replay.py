@@ -4,7 +4,7 @@ Pure Python, no numba: this module is the independent, slow, obviously-correct s
 The fast search is tested against it (every solution it prints must replay as a win here), and
 ``tests/reference.py`` builds a reference solver on ``Position`` alone.
 
-Steps (rules/pyramid.md, "Moves" and "Solution text format") are plain tuples of card ids::
+Steps (docs/pyramid.md, "Moves" and "Move notation") are plain tuples of card ids::
 
     ("draw",)            turn the top stock card onto the waste          text: draw
     ("recycle",)         turn the waste back into the stock              text: recycle

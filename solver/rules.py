@@ -15,7 +15,7 @@ UNLIMITED = "unlimited"
 
 @dataclass(frozen=True)
 class Rules:
-    """One rule variant of rules/pyramid.md.
+    """One rule variant of docs/pyramid.md.
 
     recycles:  how often the waste may be turned back into the stock; ``None`` = unlimited
                (the default), 0 = a single pass through the stock.
@@ -65,7 +65,8 @@ PRESETS: dict[str, Rules] = {
     "standard": Rules(),
     "msc": Rules(recycles=2, overlap=False, stock_top=True, goal="pyramid"),
 }
-"""``standard``: the rules file's defaults. ``msc``: Microsoft Solitaire Collection's board challenge."""
+"""``standard``: the standard rules' defaults (docs/pyramid.md). ``msc``: Microsoft Solitaire
+Collection's board challenge."""
 
 
 def find_rules(name: str) -> Rules:

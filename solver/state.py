@@ -23,7 +23,7 @@ The bit is part of the key, so a position reached both ways is remembered separa
 
 Two move generators work on this packing:
 
-* *concrete* (``_gen_concrete``): the real moves of rules/pyramid.md with the pointer and the
+* *concrete* (``_gen_concrete``): the real moves of docs/pyramid.md with the pointer and the
   recycle count; used whenever recycles are limited, and by the minimum-move search.
 * *free-stock* (``_gen_free``), for deciding winnability with unlimited recycles: then any stock or
   waste card can be brought to the top of the waste by drawing and recycling, so the pointer does

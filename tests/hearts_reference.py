@@ -1,4 +1,4 @@
-"""Plain-Python Black Maria / Hearts, written from rules/black-maria.md only (no solver.hearts).
+"""Plain-Python Black Maria / Hearts, written from docs/hearts.md only (no solver.hearts).
 
 Cards are the project's ids (solver.cards), hands are sorted lists. Random choices consume the
 plain-Python SplitMix64 of naive_rng in the order docs/hearts.md states (shuffle; each seat in turn
@@ -11,7 +11,7 @@ from __future__ import annotations
 from naive_rng import SplitMix64, stream_seed
 from solver.cards import parse_cards
 
-# -- the rules file, as plain data ----------------------------------------------------------------
+# -- the rules (docs/hearts.md), as plain data ----------------------------------------------------
 REMOVED = {
     "black-maria": {3: "2c", 4: "", 5: "2c 2d", 6: "2c 2d 2h 2s"},
     "hearts": {3: "2d", 4: "", 5: "2c 2d", 6: "2c 2d 2s 3c"},

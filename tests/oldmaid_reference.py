@@ -1,4 +1,4 @@
-"""Slow, plain references for Old Maid, written from rules/old-maid.md only.
+"""Slow, plain references for Old Maid, written from docs/oldmaid.md only.
 
 * ``reference_game``: the whole game with lists of card ids and the plain SplitMix64 of
   ``naive_rng`` (same documented stream use as the engine: shuffle the deck in ascending card-id

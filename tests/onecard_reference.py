@@ -1,4 +1,4 @@
-"""A slow, plain-Python One Card written from rules/one-card.md, for cross-checking the kernels.
+"""A slow, plain-Python One Card written from docs/onecard.md, for cross-checking the kernels.
 
 Cards are (rank, suit) pairs turned into project ids only at the edges; hands are Python sets.
 Random choices consume the plain-Python SplitMix64 of naive_rng.py in the documented order

@@ -1,7 +1,7 @@
 """A second plain-Python Pyramid solver, fast enough for whole deals; the numba search is tested
 against it.
 
-Written from rules/pyramid.md alone; it shares no code with ``solver/search.py`` or
+Written from docs/pyramid.md alone; it shares no code with ``solver/search.py`` or
 ``solver/state.py`` (it reads only the card values, the pyramid geometry of ``solver.layout`` and
 the ``Position`` of ``solver.replay`` as its input format). Plain memoised depth-first searches:
 

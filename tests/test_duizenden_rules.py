@@ -1,4 +1,4 @@
-"""Duizenden: one test per rule sentence of rules/duizenden.md, on constructed situations."""
+"""Duizenden: one test per rule sentence of docs/duizenden.md, on constructed situations."""
 
 from __future__ import annotations
 

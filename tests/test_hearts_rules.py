@@ -1,4 +1,4 @@
-"""One test per rule sentence of rules/black-maria.md, on constructed situations."""
+"""One test per rule sentence of docs/hearts.md, on constructed situations."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Old Maid engine: one test per testable rule sentence of rules/old-maid.md, agreement with the
+"""Old Maid engine: one test per testable rule sentence of docs/oldmaid.md, agreement with the
 plain-Python reference game by game, and invariants over thousands of simulated games."""
 
 from collections import Counter

@@ -1,4 +1,4 @@
-"""One Card: one test per rule sentence of rules/one-card.md (the "decided" points included),
+"""One Card: one test per rule sentence of docs/onecard.md (the "decided" points included),
 on the engine's kernels through their checked wrappers and on logged rounds."""
 
 from collections import Counter

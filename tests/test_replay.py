@@ -1,4 +1,4 @@
-"""The replay checker against every rule sentence of rules/pyramid.md it can show.
+"""The replay checker against every rule sentence of docs/pyramid.md it can show.
 
 Deals are built by hand (``make_deal``) so that the situation under test arises; cards not named
 fill the other places in card-id order.
