@@ -14,7 +14,7 @@ hand never holds two cards of one class, so a drawn card pairs with at most one 
 draw, which picks the ``k``-th card (ascending card id) of the hand drawn from. Picking a uniform
 position in a hand that is "shuffled before every draw" is the same as this. Game ``i`` of a
 simulation with seed ``S`` is the game of seed ``rng.stream_seed(S, i)`` with dealer ``i mod n``,
-so ``show oldmaid --seed S --game i`` replays exactly that game.
+so ``show old-maid --seed S --game i`` replays exactly that game.
 """
 
 from __future__ import annotations
