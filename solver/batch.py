@@ -66,8 +66,9 @@ MAX_STATES = 2 ** 63 - 1
 """The largest ``max_states`` (the kernels count positions in int64)."""
 WORKER_NOTICE_SECONDS = 3.0
 """With no Dask worker after this long, say on stderr that the run waits for one."""
-SCHEDULER_CONNECT_SECONDS = 10.0
-"""How long the first TCP connection to a Dask scheduler may take."""
+SCHEDULER_CONNECT_SECONDS = 5.0
+"""How long the first TCP connection to a Dask scheduler, and its greeting, may take (a
+scheduler sends its handshake as soon as it accepts a connection)."""
 CLOSE_SECONDS = 5
 """How long closing the Dask client may take (the scheduler may be gone)."""
 WINNABLE_CHUNK = 10_000
@@ -338,7 +339,9 @@ def _quiet_logging():
 
 def _connect(scheduler: str):
     """A Dask client of ``scheduler``, or a ``ValueError`` at once for a malformed or unreachable
-    address (a TCP connection is tried first, so no client is left half-made)."""
+    address, or one where something else than a Dask scheduler listens. A TCP connection is
+    tried first (the client itself would wait forever for a handshake that never comes, and a
+    half-made client prints "Exception ignored" when collected)."""
     try:
         from distributed import Client
         from distributed.comm import parse_address
@@ -356,16 +359,27 @@ def _connect(scheduler: str):
         raise ValueError(f"--scheduler {clip(scheduler)} is not a Dask scheduler address like "
                          f"tcp://HOST:8786 ({clip(e, quote=False)})") from None
     if scheme in ("tcp", "tls"):
-        try:
-            socket.create_connection((host, port), timeout=SCHEDULER_CONNECT_SECONDS).close()
-        except OSError as e:
-            raise ValueError(f"cannot reach the Dask scheduler at {clip(scheduler)} "
-                             f"({e.strerror or e})") from None
+        _probe(scheduler, host, port, greeting=scheme == "tcp")
     try:
         return Client(scheduler, set_as_default=False, timeout=SCHEDULER_CONNECT_SECONDS)
     except (OSError, TimeoutError, ValueError) as e:
         raise ValueError(f"cannot reach the Dask scheduler at {clip(scheduler)} "
                          f"({clip(e, quote=False)})") from None
+
+
+def _probe(scheduler: str, host: str, port: int, greeting: bool) -> None:
+    """Connect to ``host:port`` and, with ``greeting``, wait for the first byte of the
+    scheduler's handshake; a ``ValueError`` if either does not come."""
+    try:
+        with socket.create_connection((host, port), timeout=SCHEDULER_CONNECT_SECONDS) as s:
+            if greeting and not s.recv(1):
+                raise ConnectionResetError(errno.ECONNRESET, "it closed the connection")
+    except TimeoutError:
+        raise ValueError(f"{clip(scheduler)} does not answer as a Dask scheduler (nothing within "
+                         f"{SCHEDULER_CONNECT_SECONDS:g} s)") from None
+    except OSError as e:
+        raise ValueError(f"cannot reach the Dask scheduler at {clip(scheduler)} "
+                         f"({e.strerror or e})") from None
 
 
 def _wait_for_workers(client, scheduler: str) -> None:

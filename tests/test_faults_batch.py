@@ -14,6 +14,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -60,6 +61,13 @@ def lock_held(tmp: Path, hold: ExitStack) -> list:
     hold.callback(os.close, fd)
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     return ["batch", "--seeds", "0:10", "-o", tmp / "r.csv", "-q"]
+
+
+def silent_server(tmp: Path, hold: ExitStack) -> list:
+    """Something that accepts TCP connections but is no Dask scheduler (it never speaks)."""
+    server = hold.enter_context(socket.create_server(("127.0.0.1", 0)))
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    return ["batch", "--seeds", "0:10", "--scheduler", address, "-q", "-o", tmp / "r.csv"]
 
 
 def parquet_results(tmp: Path, keep_bytes: int | None) -> Path:
@@ -142,6 +150,7 @@ CASES = [
      "--scheduler"),
     ("scheduler-unreachable", batch_out("--seeds", "0:10", "--scheduler", "tcp://127.0.0.1:1"),
      INPUT, "Dask scheduler"),
+    ("scheduler-not-dask", silent_server, INPUT, "does not answer as a Dask scheduler"),
     # another run holds the output (item 3)
     ("output-in-use", lock_held, FAULT, ("another", "r.csv")),
     # stats (items 7, 8, 9)
