@@ -2,9 +2,9 @@
 local or on a Dask cluster) and ``pyramid stats`` (summarise such a file).
 
 Exit codes of ``batch``: 0 done; 1 a fault stopped the run (disk full, the Dask scheduler lost,
-out of memory, the output in use by another run: the finished chunks are kept and ``--resume``
-continues); 2 bad input or options (nothing is scored, nothing left behind); 130 Ctrl-C (the
-finished chunks are kept). ``stats``: 0, or 2 for a file it cannot summarise.
+out of memory, a worker killed, the output in use by another run: the finished chunks are kept
+and ``--resume`` continues); 2 bad input or options (nothing is scored, nothing left behind);
+130 Ctrl-C (the finished chunks are kept). ``stats``: 0, or 2 for a file it cannot summarise.
 
 This module is imported for ``pyramid --help``, so it imports no solver module (numba) at the
 top: the commands import what they need when they run.

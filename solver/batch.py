@@ -21,8 +21,8 @@ so a run killed with -9 never leaves a stale lock behind.
 
 Failures: bad input raises ``ValueError`` (before any scoring where it can be known then);
 a fault that stops the run (disk full, the Dask scheduler lost, out of memory outside a deal's
-search, the output in use) raises ``BatchFailed``, whose message says what is kept and that
-``resume`` continues; Ctrl-C raises ``BatchInterrupted``.
+search, a worker process killed, the output in use) raises ``BatchFailed``, whose message says
+what is kept and that ``resume`` continues; Ctrl-C raises ``BatchInterrupted``.
 
 Results are the same for the same input whatever the job count or executor, except the measured
 ``ms`` column (and ``--timeout``, which depends on the machine's speed).
@@ -100,6 +100,11 @@ class BatchFailed(Exception):
 
 class SchedulerLost(Exception):
     """The Dask scheduler stopped answering during a run."""
+
+
+class WorkerDied(Exception):
+    """A worker process of the local pool died (killed by a signal, e.g. by the kernel for lack
+    of memory); its chunk would never finish."""
 
 
 def _kept(done: int, parts: str, total: int | None = None) -> str:
@@ -292,8 +297,10 @@ def _run_pool(tasks: Iterable[ChunkTask], jobs: int, lock: int) -> Iterator[Chun
     """Chunks over ``jobs`` processes, at most ``2 * jobs`` in flight (the input is read lazily).
     ``lock``: the run's lock, which forked workers close."""
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    before = set(mp.active_children())
     pool = mp.get_context(method).Pool(jobs, initializer=_worker_init,
                                        initargs=(lock if method == "fork" else None,))
+    workers = [p for p in mp.active_children() if p not in before]
     done: queue.Queue = queue.Queue()
     tasks = iter(tasks)
     in_flight = 0
@@ -314,7 +321,7 @@ def _run_pool(tasks: Iterable[ChunkTask], jobs: int, lock: int) -> Iterator[Chun
                     item = done.get(timeout=0.2)
                     break
                 except queue.Empty:
-                    continue
+                    _check_workers(workers)
             in_flight -= 1
             if isinstance(item, BaseException):
                 raise item
@@ -323,6 +330,17 @@ def _run_pool(tasks: Iterable[ChunkTask], jobs: int, lock: int) -> Iterator[Chun
         pool.join()
     finally:
         pool.terminate()
+
+
+def _check_workers(workers: list) -> None:
+    """Raise ``WorkerDied`` if one of the pool's processes has died: the pool would start a new
+    one, but the chunk it was scoring would never come back."""
+    for w in workers:
+        if not w.is_alive():
+            how = (f"killed by {signal.Signals(-w.exitcode).name}" if w.exitcode and w.exitcode < 0
+                   else f"exit code {w.exitcode}")
+            raise WorkerDied(f"a worker process died ({how}; the system may have run out of "
+                             f"memory)")
 
 
 @contextlib.contextmanager
@@ -477,7 +495,7 @@ def _tasks(plan: BatchPlan, done: dict[int, dict], digests: dict[int, str],
 def _fault(e: BaseException, parts: str) -> str | None:
     """What stopped the run, for a fault (not bad input, not a bug); ``None`` otherwise. A file
     of the ``parts`` directory is named by its base name (the message names the directory)."""
-    if isinstance(e, SchedulerLost):
+    if isinstance(e, (SchedulerLost, WorkerDied)):
         return str(e)
     if isinstance(e, MemoryError):
         return "out of memory"

@@ -301,3 +301,28 @@ def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="deal file .*locked.txt: Permission denied"):
         plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
     assert sorted(x.name for x in tmp_path.iterdir()) == ["locked.txt"]
+
+
+def test_a_worker_killed_mid_chunk_stops_the_run_and_keeps_the_rest(tmp_path, monkeypatch):
+    """A pool worker killed (as the kernel's out-of-memory killer does) would leave its chunk
+    unanswered forever; the run stops with BatchFailed instead, and a resume finishes."""
+    import os
+    import signal
+
+    from solver import batch_work
+
+    real = batch_work.deals_from_seeds
+
+    def killed_on_chunk_3(seeds):
+        if seeds[0] == 600:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(seeds)
+
+    monkeypatch.setattr(batch_work, "deals_from_seeds", killed_on_chunk_3)  # forked workers too
+    plan = plan_batch(SeedSource(0, 2000), str(tmp_path / "out.csv"), chunk=200)
+    with pytest.raises(batch_mod.BatchFailed, match="worker process died .*SIGKILL.*--resume"):
+        run_batch(plan, jobs=2, progress=False)
+    assert (tmp_path / "out.csv.parts" / "part-000000.json").exists()
+    monkeypatch.undo()
+    d = run_batch(plan, jobs=2, resume=True, progress=False)
+    assert d["deals"] == 2000 and d["run"]["resumed_deals"] >= 200
