@@ -16,7 +16,6 @@ import resource
 import signal
 import socket
 import subprocess
-import sys
 import time
 from contextlib import ExitStack
 from pathlib import Path
