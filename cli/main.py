@@ -277,7 +277,22 @@ def show(ctx, seed, deal_text, as_json) -> None:
 
 
 def main() -> None:
-    cli.main(prog_name="pyramid")
+    """The ``pyramid`` program. After Ctrl-C (exit 130) the process ends without running the
+    interpreter's exit hooks: everything worth keeping was written before the interrupt reached
+    this frame (batch chunks, the "Interrupted." line), while ``concurrent.futures``' exit hook
+    joins a pool manager thread that can wait forever on a worker killed part-way through
+    sending its result."""
+    try:
+        cli.main(prog_name="pyramid")
+    except SystemExit as e:
+        if e.code == EXIT_INTERRUPTED:
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except OSError:
+                    pass
+            os._exit(EXIT_INTERRUPTED)
+        raise
 
 
 # The Pyramid commands register themselves on the groups above at once; the games and batch
