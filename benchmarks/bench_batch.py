@@ -31,10 +31,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.batch_work import _decide_timed, optimal_available, workspace_for  # noqa: E402
-from solver.deals import deals_from_seeds  # noqa: E402
-from solver.rules import Rules  # noqa: E402
-from solver.search import START, _decide, _decide_batch, rule_args  # noqa: E402
+from solver.batch.work import _decide_timed, optimal_available, workspace_for  # noqa: E402
+from solver.pyramid.deals import deals_from_seeds  # noqa: E402
+from solver.pyramid.rules import Rules  # noqa: E402
+from solver.pyramid.winnable import START, _decide, _decide_batch, rule_args  # noqa: E402
 
 TITLE = "## Batch scoring"
 TARGET_SECONDS = 60
@@ -218,7 +218,7 @@ def main() -> None:
                          f"takes about {OPTIMAL_TARGET_DEALS * owall / a.optimal_deals / 60:.0f} "
                          f"min; this one used {a.optimal_deals:,} to fit the time available.)")
     else:
-        lines += ["", "Minimum moves: solver/optimal.py not available, not measured."]
+        lines += ["", "Minimum moves: solver/pyramid/optimal/api.py not available, not measured."]
     write_section(TITLE, "\n".join(lines))
     print("\n".join(lines))
 

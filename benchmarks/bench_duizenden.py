@@ -1,7 +1,7 @@
 """Duizenden random-play throughput on one core; writes the ``## Duizenden`` section of RESULTS.md.
 
 Measures (after compiling every kernel): the round kernel alone (rounds back to back on one
-stream), the full simulation (``solver.duizenden.simulate`` with jobs=1, games to 1000, every round
+stream), the full simulation (``solver.games.duizenden.game.simulate`` with jobs=1, games to 1000, every round
 recorded) for 2, 4 and 6 players, and what a round spends its time on: the meld-step enumeration
 of every meld of a hand, timed alone on dealt hands and counted per round from the event logs.
 
@@ -15,11 +15,11 @@ import argparse
 import numpy as np
 from numba import njit
 
-from solver.duizenden import simulate
-from solver.duizenden_melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, _hand_melds
-from solver.duizenden_play import (LOG_ROWS, SC_ENUM_CARDS, SC_ENUMS, SC_TURNS, _deal,
+from solver.games.duizenden.game import simulate
+from solver.games.duizenden.melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, _hand_melds
+from solver.games.duizenden.play import (LOG_ROWS, SC_ENUM_CARDS, SC_ENUMS, SC_TURNS, _deal,
                                    _play_round, new_work)
-from solver.rng import new_state, shuffle
+from solver.core.rng import new_state, shuffle
 
 from common import machine, now_utc, timed, write_section  # benchmarks/common.py, beside this script
 

@@ -37,10 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, timed, write_section  # noqa: E402
 
-from solver.hearts import HeartsRules, play_games  # noqa: E402
-from solver.hearts_kernels import _new_trace, _play_deal  # noqa: E402
-from solver.rng import new_state  # noqa: E402
-from solver.stats import fmt_mean, fmt_p, mean_ci, wilson  # noqa: E402
+from solver.games.hearts.game import HeartsRules, play_games  # noqa: E402
+from solver.games.hearts.kernels import _new_trace, _play_deal  # noqa: E402
+from solver.core.rng import new_state  # noqa: E402
+from solver.core.stats import fmt_mean, fmt_p, mean_ci, wilson  # noqa: E402
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 HEADING = "## Black Maria / Hearts"

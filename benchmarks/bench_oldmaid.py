@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, write_section  # noqa: E402
 
-from solver.oldmaid import find_rules  # noqa: E402
-from solver.oldmaid_sim import run_chunk, simulate_records  # noqa: E402
+from solver.games.oldmaid.engine import find_rules  # noqa: E402
+from solver.games.oldmaid.sim import run_chunk, simulate_records  # noqa: E402
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 SECTION = "## Old Maid"

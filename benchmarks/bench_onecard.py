@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, timed, write_section  # noqa: E402
 
-from solver.onecard import OneCardRules  # noqa: E402
-from solver.onecard_sim import _new_round_buffers, _play_round, simulate_records  # noqa: E402
-from solver.rng import new_state  # noqa: E402
+from solver.games.onecard.engine import OneCardRules  # noqa: E402
+from solver.games.onecard.sim import _new_round_buffers, _play_round, simulate_records  # noqa: E402
+from solver.core.rng import new_state  # noqa: E402
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 SECTION = "## One Card"

@@ -25,15 +25,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section
-from solver.deals import deal_from_seed
-from solver.optimal import (
+from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.optimal.api import (
     BYTES_PER_POSITION,
     DEFAULT_MAX_POSITIONS,
     OptimalWorkspace,
     solve_optimal,
 )
-from solver.rules import PRESETS
-from solver.search import Outcome
+from solver.pyramid.rules import PRESETS
+from solver.pyramid.winnable import Outcome
 
 TITLE = "## Minimum-move solver"
 TARGETS = {"standard": {"median": 0.050, "p95": 1.0, "max": 10.0}, "msc": {"median": 0.020}}
@@ -112,7 +112,7 @@ def report(results: list[dict], command: str) -> str:
         lines.append(f"- {r['preset']} slowest deal: seed {r['worst'][1]}, "
                      f"{r['worst'][0]:.2f} s")
     lines += ["", (f"Memory: about {BYTES_PER_POSITION} bytes per stored position (see "
-              f"`solver/optimal.py`); default cap {DEFAULT_MAX_POSITIONS:,} stored positions "
+              f"`solver/pyramid/optimal/api.py`); default cap {DEFAULT_MAX_POSITIONS:,} stored positions "
               f"(about {DEFAULT_MAX_POSITIONS * BYTES_PER_POSITION / 1e9:.1f} GB). Peak RSS is the "
               f"benchmark process's high-water mark so far (it runs the presets in turn).")]
     return "\n".join(lines) + "\n"

@@ -28,9 +28,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.deals import deals_from_seeds  # noqa: E402
-from solver.rules import PRESETS, Rules  # noqa: E402
-from solver.search import START, Workspace, _decide, rule_args, winnable_many  # noqa: E402
+from solver.pyramid.deals import deals_from_seeds  # noqa: E402
+from solver.pyramid.rules import PRESETS, Rules  # noqa: E402
+from solver.pyramid.winnable import START, Workspace, _decide, rule_args, winnable_many  # noqa: E402
 
 TITLE = "## Pyramid winnability"
 TARGET = 20_000

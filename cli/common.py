@@ -14,10 +14,10 @@ import math
 
 import click
 
-from solver.text import quoted, shorten
+from solver.core.text import quoted, shorten
 
 MAX_SEED = (1 << 63) - 1
-"""Largest deal number or game seed (seeds are int64; equal to ``solver.rng.MAX_SEED``, which
+"""Largest deal number or game seed (seeds are int64; equal to ``solver.core.rng.MAX_SEED``, which
 cannot be imported here without loading numba)."""
 MAX_INT64 = (1 << 63) - 1
 

@@ -1,6 +1,6 @@
 """Duizenden commands: ``simulate duizenden`` and ``show duizenden``.
 
-The options come from ``solver.duizenden_options`` (plain Python); the engine (numba) is imported
+The options come from ``solver.games.duizenden.options`` (plain Python); the engine (numba) is imported
 inside the commands, so that help and completion stay fast.
 """
 
@@ -12,11 +12,11 @@ from cli.common import (InputError, echo_json, input_errors, jobs_option, json_o
                         players_option, quiet_option, seed_option)
 from cli.game_options import games_option, show_seed_option
 from cli.main import show, simulate
-from solver.cards import format_cards
-from solver.duizenden_options import (DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, GAME_NAME,
+from solver.core.cards import format_cards
+from solver.games.duizenden.options import (DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, GAME_NAME,
                                       MAX_MAX_ROUNDS, MAX_PLAYERS, MIN_PLAYERS, TARGET_POINTS,
                                       VARIANT_NAMES)
-from solver.stats import fmt_mean, fmt_p, text_histogram
+from solver.core.stats import fmt_mean, fmt_p, text_histogram
 
 
 def variant_option(f):
@@ -35,7 +35,7 @@ def penalty_option(f):
 
 
 def load_variants(variants, penalty):
-    from solver.duizenden import find_variants
+    from solver.games.duizenden.game import find_variants
 
     names = [n for v in variants for n in v.split(",") if n.strip()]
     with input_errors("--variant: "):
@@ -72,7 +72,7 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
 
     Every decision is uniform among the legal actions (docs/duizenden.md). Game i takes all its
     randomness from stream i of the seed, so results do not depend on --jobs."""
-    from solver.duizenden import simulate as run_sim
+    from solver.games.duizenden.game import simulate as run_sim
 
     v = load_variants(variants, penalty)
     with input_errors():
@@ -110,7 +110,7 @@ def simulate_duizenden(players, games, seed, variants, penalty, max_rounds, jobs
 @json_option
 def show_duizenden(seed, players, start, variants, penalty, as_json) -> None:
     """Print a Duizenden deal and one random-play round of it, turn by turn."""
-    from solver.duizenden import format_events, format_meld, play_round
+    from solver.games.duizenden.game import format_events, format_meld, play_round
 
     v = load_variants(variants, penalty)
     if start >= players:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import click
 
 from cli.common import seed_option
-from solver.simulate import MAX_GAMES
+from solver.core.runner import MAX_GAMES
 
 DEFAULT_SHOW_SEED = 0
 """``show GAME`` without ``--seed`` shows seed 0, the default seed of ``simulate GAME`` too."""

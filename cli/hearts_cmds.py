@@ -1,7 +1,7 @@
 """Black Maria and standard Hearts commands: ``simulate black-maria|hearts`` and
 ``show black-maria|hearts``.
 
-The options come from ``solver.hearts_rules`` (plain Python); the engine (numba) is imported
+The options come from ``solver.games.hearts.rules`` (plain Python); the engine (numba) is imported
 inside the commands, so that help and completion stay fast.
 """
 
@@ -16,13 +16,13 @@ from cli.common import (echo_json, input_errors, jobs_option, json_option, playe
                         quiet_option, seed_option)
 from cli.game_options import choice, games_option, show_seed_option
 from cli.main import show, simulate
-from solver.cards import format_card, format_cards
-from solver.hearts_rules import (BLACK_MARIA, DEFAULT_TARGET, HEARTS_STANDARD, MAX_PLAYERS,
+from solver.core.cards import format_card, format_cards
+from solver.games.hearts.rules import (BLACK_MARIA, DEFAULT_TARGET, HEARTS_STANDARD, MAX_PLAYERS,
                                  MAX_TARGET, MIN_PLAYERS, Preset, hand_order, pass_name)
-from solver.stats import fmt_mean, fmt_p, text_histogram
+from solver.core.stats import fmt_mean, fmt_p, text_histogram
 
 if TYPE_CHECKING:
-    from solver.hearts import HeartsRules
+    from solver.games.hearts.game import HeartsRules
 
 
 def table_options(preset: Preset):
@@ -49,7 +49,7 @@ def table_options(preset: Preset):
 
 
 def make_rules(preset: Preset, players, spot_hearts, omnibus, target, moon=None) -> HeartsRules:
-    from solver.hearts import HeartsRules
+    from solver.games.hearts.game import HeartsRules
 
     with input_errors():
         return HeartsRules(game=preset.name, players=players, spot_hearts=spot_hearts,
@@ -83,7 +83,7 @@ def print_summary(s: dict, rules: HeartsRules) -> None:
 
 def simulate_command(preset: Preset, players, games, seed, jobs, quiet, as_json, spot_hearts,
                      omnibus, target, moon=None) -> None:
-    from solver.hearts import simulate as run_simulation
+    from solver.games.hearts.game import simulate as run_simulation
 
     rules = make_rules(preset, players, spot_hearts, omnibus, target, moon)
     with input_errors():
@@ -128,7 +128,7 @@ def print_trace(t) -> None:
 
 def show_command(preset: Preset, players, seed, deal, as_json, spot_hearts, omnibus, target,
                  moon=None) -> None:
-    from solver.hearts import trace_deal
+    from solver.games.hearts.game import trace_deal
 
     rules = make_rules(preset, players, spot_hearts, omnibus, target, moon)
     with input_errors():

@@ -238,7 +238,7 @@ class PyramidGroup(click.Group):
 
 
 @click.group(cls=PyramidGroup, context_settings={"help_option_names": ["-h", "--help"]},
-             lazy={"batch": "cli.batch_cmds", "stats": "cli.batch_cmds"})
+             lazy={"batch": "cli.batch", "stats": "cli.batch"})
 @click.version_option(package_name="pyramid")
 def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""
@@ -263,7 +263,7 @@ def analyse() -> None:
 def show(ctx, seed, deal_text, as_json) -> None:
     """Print a deal: a Pyramid deal (pyramid show --seed N) or another game's (pyramid show GAME)."""
     if ctx.invoked_subcommand is None:
-        from cli.pyramid_cmds import show_pyramid
+        from cli.pyramid import show_pyramid
 
         show_pyramid(seed, deal_text, as_json)
         return
@@ -297,4 +297,4 @@ def main() -> None:
 
 # The Pyramid commands register themselves on the groups above at once; the games and batch
 # commands when first asked for (the ``lazy`` maps above).
-from cli import pyramid_cmds  # noqa: E402,F401
+from cli import pyramid  # noqa: E402,F401

@@ -15,11 +15,11 @@ from cli.common import (InputError, echo_json, input_errors, jobs_option, json_o
                         players_option, quiet_option, seed_option)
 from cli.game_options import GAME_INDEX, games_option, show_seed_option
 from cli.main import analyse, show, simulate
-from solver.cards import card_rank, format_card, is_red
-from solver.stats import fmt_mean, fmt_p, histogram, text_histogram
+from solver.core.cards import card_rank, format_card, is_red
+from solver.core.stats import fmt_mean, fmt_p, histogram, text_histogram
 
 if TYPE_CHECKING:
-    from solver.oldmaid import OldMaidGame
+    from solver.games.oldmaid.engine import OldMaidGame
 
 RANK_WORDS = {1: "aces", 10: "tens", 11: "jacks", 12: "queens", 13: "kings",
               **{r: f"{r}s" for r in range(2, 10)}}
@@ -41,7 +41,7 @@ def dealer_option(f):
 
 
 def load_rules(variants):
-    from solver.oldmaid import find_rules
+    from solver.games.oldmaid.engine import find_rules
 
     with input_errors("--variant: "):
         return find_rules(variants)
@@ -57,7 +57,7 @@ def seat_label(seat: int) -> str:
 
 
 def hand_text(cards) -> str:
-    from solver.oldmaid import sort_hand
+    from solver.games.oldmaid.engine import sort_hand
 
     return " ".join(format_card(c) for c in sort_hand(cards)) or "-"
 
@@ -96,7 +96,7 @@ def simulate_oldmaid(players, games, seed, variants, jobs, quiet, as_json) -> No
 
     Game i of the run is dealt by seat i mod PLAYERS and takes all its randomness (deal and
     draws) from stream i of the seed, so results do not depend on --jobs."""
-    from solver.oldmaid_sim import simulate as run_sim
+    from solver.games.oldmaid.sim import simulate as run_sim
 
     rules = load_rules(variants)
     with input_errors():
@@ -116,7 +116,7 @@ def simulate_oldmaid(players, games, seed, variants, jobs, quiet, as_json) -> No
 
 
 def game_json(g: OldMaidGame) -> dict:
-    from solver.oldmaid import GAME_NAME, sort_hand
+    from solver.games.oldmaid.engine import GAME_NAME, sort_hand
 
     return {"game": GAME_NAME, "seed": g.seed, "rules": g.rules.to_dict(g.players),
             "players": g.players, "dealer": g.dealer,
@@ -166,7 +166,7 @@ def game_text(g: OldMaidGame, with_draws: bool) -> list[str]:
 @json_option
 def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) -> None:
     """Print an Old Maid deal, the hands after the pair discards, and its random-play game."""
-    from solver.oldmaid import play_game, simulation_game
+    from solver.games.oldmaid.engine import play_game, simulation_game
 
     rules = load_rules(variants)
     if game_index is not None and dealer != 0:
@@ -199,7 +199,7 @@ def show_oldmaid(seed, players, game_index, dealer, variants, draws, as_json) ->
 @json_option
 def analyse_oldmaid(seed, players, trials, dealer, variants, jobs, quiet, as_json) -> None:
     """Each player's chance of losing one particular deal, the draws random over many trials."""
-    from solver.oldmaid_sim import analyse_deal
+    from solver.games.oldmaid.sim import analyse_deal
 
     rules = load_rules(variants)
     check_dealer_seat(dealer, players)

@@ -13,11 +13,11 @@ from cli.common import (echo_json, input_errors, jobs_option, json_option, playe
                         quiet_option, seed_option)
 from cli.game_options import GAME_INDEX, games_option, show_seed_option
 from cli.main import show, simulate
-from solver.cards import format_card
-from solver.stats import fmt_figure, fmt_mean, fmt_p
+from solver.core.cards import format_card
+from solver.core.stats import fmt_figure, fmt_mean, fmt_p
 
 if TYPE_CHECKING:
-    from solver.onecard_sim import RoundLog
+    from solver.games.onecard.sim import RoundLog
 
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
@@ -33,14 +33,14 @@ def seat_label(rel: int) -> str:
 
 def hand_text(cards, joker: int) -> str:
     """Cards by suit, highest (uptown) first, the joker last."""
-    from solver.onecard import UPTOWN_STRENGTH
+    from solver.games.onecard.engine import UPTOWN_STRENGTH
 
     key = [(c == joker, c // 13, -UPTOWN_STRENGTH[c]) for c in cards]
     return " ".join(format_card(c) for _, c in sorted(zip(key, cards))) or "-"
 
 
 def simulate_text(res: dict) -> str:
-    from solver.onecard import OneCardRules
+    from solver.games.onecard.engine import OneCardRules
 
     r = res["rules"]
     rules = OneCardRules(r["players"], r["joker"] == "RJ")
@@ -84,7 +84,7 @@ def simulate_onecard(players, games, seed, no_joker, jobs, quiet, as_json) -> No
 
     Game i takes everything (its first dealer, every deal, bid, card and switch) from stream i of
     the seed, so the results do not depend on --jobs."""
-    from solver.onecard_sim import simulate as run_sim
+    from solver.games.onecard.sim import simulate as run_sim
 
     with input_errors():
         res = run_sim(seed, games, players, not no_joker, jobs=jobs, progress=not quiet)
@@ -145,8 +145,8 @@ def round_text(log: RoundLog) -> str:
 def show_onecard(seed, players, game, no_joker, as_json) -> None:
     """Print a One Card deal and one random-play round trick by trick: the first round of game I
     (default 0) of 'simulate one-card' with the same seed, players and joker."""
-    from solver.onecard import GAME_NAME
-    from solver.onecard_sim import first_round
+    from solver.games.onecard.engine import GAME_NAME
+    from solver.games.onecard.sim import first_round
 
     with input_errors():
         log = first_round(seed, players, not no_joker, game)

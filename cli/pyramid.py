@@ -1,0 +1,504 @@
+"""Pyramid commands: solve, hint, check, and the Pyramid side of show.
+
+Cheap to import: click, ``cli.common`` and ``solver.pyramid.rules`` only. The engines (numpy, numba) are
+imported inside the commands, after the options have been checked, so that ``--help``, the batch
+commands that share these options and every input error answer without loading them. Loading the
+kernels (compiling them on the first run) happens before any search's clock starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import threading
+
+import click
+
+from cli.common import (
+    MAX_INT64,
+    SEED,
+    BoundedInt,
+    Choice,
+    InputError,
+    PositiveSeconds,
+    echo_json,
+    input_errors,
+    json_option,
+)
+from cli.main import cli
+from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
+from solver.core.text import quoted, shorten_path
+
+EXIT_WON, EXIT_LOST, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+
+COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, up to "
+                  "a minute; later runs load them from the cache)...")
+COMPILE_NOTICE_AFTER = 2.0
+"""Seconds of loading the engines after which ``COMPILE_NOTICE`` is printed: loading them from
+numba's cache takes well under a second, compiling them a minute or more."""
+READ_CHUNK = 1 << 20
+"""Bytes read from a deal file at a time (a binary file is refused at its first chunk)."""
+UTF8_BOM = "\ufeff"
+LIMIT_TEXT = {
+    "states": "--max-states limit reached",
+    "timeout": "--timeout reached",
+    "memory": "out of memory",
+    "depth": "lines too long to count",
+}
+"""What stopped an unknown search, for the text verdict (``SolveResult.reason``)."""
+
+
+class OutOfMemory(click.ClickException):
+    """Memory ran out before a search could start: one line on stderr, exit 3 (unknown)."""
+
+    exit_code = EXIT_UNKNOWN
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+# --------------------------------------------------------------------------- shared options
+
+def rules_options(f):
+    """``--rules PRESET`` plus one option per rule; each given option overrides the preset."""
+
+    @click.option("--rules", "preset", type=Choice(PRESETS),
+                  default="standard", show_default=True, help="Rule preset.")
+    @click.option("--recycles", default=None, metavar="N|unlimited",
+                  help="Times the waste may be turned over (0 = a single pass; 'unlimited').")
+    @click.option("--overlap/--no-overlap", default=None,
+                  help="Allow pairing a card with the card it covers.")
+    @click.option("--stock-top/--no-stock-top", default=None,
+                  help="The stock's top card is available too.")
+    @click.option("--goal", type=Choice(GOALS), default=None,
+                  help="Clear the pyramid (default) or all 52 cards.")
+    @functools.wraps(f)
+    def wrapper(*args, preset, recycles, overlap, stock_top, goal, **kwargs):
+        kwargs["rules"] = rules_from_options(preset, recycles, overlap, stock_top, goal)
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def rules_from_options(preset: str, recycles: str | None, overlap: bool | None,
+                       stock_top: bool | None, goal: str | None) -> Rules:
+    """The ``Rules`` named by the command-line options (an ``InputError`` for bad values)."""
+    with input_errors("bad --rules: "):
+        base = find_rules(preset)
+    with input_errors("bad --recycles: "):
+        rec = "keep" if recycles is None else parse_recycles(recycles)
+    return base.with_options(recycles=rec, overlap=overlap, stock_top=stock_top,
+                             goal=None if goal is None else goal.lower())
+
+
+def deal_options(f):
+    """``--seed N`` / ``--deal TEXT`` / ``--deal-file PATH|-``: exactly one of them."""
+    f = click.option("--deal-file", type=click.Path(dir_okay=True, allow_dash=True), default=None,
+                     metavar="PATH|-",
+                     help="UTF-8 file with one deal per line ('-' for stdin); blank lines "
+                          "skipped.")(f)
+    f = click.option("--deal", "deal_text", default=None, help="Deal text: 52 cards.")(f)
+    f = click.option("--seed", type=SEED, default=None, help="Deal number (0 .. 2**63-1).")(f)
+    return f
+
+
+def search_limit_options(f):
+    """``--max-states N`` and ``--timeout SECONDS``: limits that end a search with "unknown"."""
+    f = click.option("--timeout", type=PositiveSeconds(), default=None, metavar="SECONDS",
+                     help="Stop the minimum-move search after this many seconds: outcome "
+                          "unknown (with a lower bound), exit 3.")(f)
+    f = click.option("--max-states", type=BoundedInt(0, MAX_INT64), default=0, show_default=True,
+                     help="Stop after this many positions (0 = no limit): outcome unknown, "
+                          "exit 3.")(f)
+    return f
+
+
+def after_option(f):
+    return click.option("--after", default=None, metavar="MOVES",
+                        help='Moves already played, e.g. "draw draw 6h+7c": work from the '
+                             'position they reach (checked by the replay checker).')(f)
+
+
+# --------------------------------------------------------------------------- loading
+
+@contextlib.contextmanager
+def engines_loading():
+    """Around importing the engines and loading their kernels: when that takes longer than
+    ``COMPILE_NOTICE_AFTER`` seconds (numba's cache is cold, the kernels are being compiled),
+    say so once on stderr, so that the first run does not look hung. Memory running out meanwhile
+    is ``OutOfMemory``, exit 3."""
+    timer = threading.Timer(COMPILE_NOTICE_AFTER, click.echo, args=(COMPILE_NOTICE,),
+                            kwargs={"err": True})
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    except MemoryError:
+        raise OutOfMemory("out of memory while loading the solver, before any search") from None
+    finally:
+        timer.cancel()
+
+
+def read_deal_file(path: str) -> tuple[str, str]:
+    """``(name, text)`` of a deal file (``-`` = stdin): UTF-8, a leading byte-order mark dropped.
+
+    Anything that is not a readable UTF-8 text file is an ``InputError`` saying why.
+    """
+    if path == "-":
+        return "stdin", _decode("stdin", _read_all(sys.stdin.buffer, "stdin"))
+    name = shorten_path(path)
+    try:
+        with open(path, "rb") as f:  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
+            data = _read_all(f, name)
+    except FileNotFoundError:
+        raise InputError(f"--deal-file {name}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"--deal-file {name} is a directory, not a file of deals") from None
+    except PermissionError:
+        raise InputError(f"--deal-file {name}: permission denied") from None
+    except OSError as e:
+        raise InputError(f"--deal-file {name} cannot be read: {e.strerror or e}") from None
+    return name, _decode(name, data)
+
+
+def _read_all(f, name: str) -> bytes:
+    """All of ``f``, refusing binary data (NUL bytes) at the first chunk that holds some."""
+    chunks = []
+    while chunk := f.read(READ_CHUNK):
+        if b"\0" in chunk:
+            raise InputError(f"{name} is not a text file of deals: it holds NUL bytes (binary "
+                             f"data, or UTF-16 text; save it as UTF-8)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decode(name: str, data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(f"{name} line {line} is not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                         f"save the file as UTF-8") from None
+    return text.removeprefix(UTF8_BOM)
+
+
+def load_deals(seed: int | None, deal_text: str | None,
+               deal_file: str | None) -> list[tuple[dict, object]]:
+    """``(ident, deal)`` pairs for the deal options, exactly one of which must be given.
+
+    ``ident`` names the deal as the JSON output does: ``{"seed": n}``, ``{"line": n}`` (a line of
+    the deal file) or ``{}`` (``--deal`` text).
+    """
+    given = [x is not None for x in (seed, deal_text, deal_file)]
+    if sum(given) != 1:
+        raise InputError("give exactly one of --seed N, --deal TEXT or --deal-file PATH")
+    from solver.pyramid.deals import deal_from_seed, parse_deal
+
+    if seed is not None:
+        return [({"seed": seed}, deal_from_seed(seed))]
+    if deal_text is not None:
+        with input_errors("bad --deal: "):
+            return [({}, parse_deal(deal_text))]
+    name, text = read_deal_file(deal_file)
+    deals = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        with input_errors(f"{name} line {lineno}: "):
+            deals.append(({"line": lineno}, parse_deal(line)))
+    if not deals:
+        raise InputError(f"{name} holds no deal (it is empty or only blank lines)")
+    return deals
+
+
+def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None):
+    """``(ident, deal)`` of the single deal named by the deal options."""
+    deals = load_deals(seed, deal_text, deal_file)
+    if len(deals) != 1:
+        raise InputError(f"this command takes one deal, the file holds {len(deals)}")
+    return deals[0]
+
+
+def deal_title(ident: dict) -> str:
+    """``Seed 7``, ``Line 3`` or ``Deal``: the heading of a deal's text output."""
+    if "seed" in ident:
+        return f"Seed {ident['seed']}"
+    if "line" in ident:
+        return f"Line {ident['line']}"
+    return "Deal"
+
+
+def position_after(deal, rules: Rules, after: str | None):
+    """``(position, packed start, steps)`` after the ``--after`` moves; ``(None, None, [])``
+    without them. An unreadable or illegal move is an ``InputError`` naming the step."""
+    if after is None:
+        return None, None, []
+    from solver.core.cards import split_tokens
+    from solver.pyramid.replay import parse_solution, replay
+    from solver.pyramid.state import pack_position
+
+    with input_errors("bad --after: "):
+        steps = parse_solution(after)
+    result = replay(deal, rules, steps)
+    if not result.ok:
+        token = split_tokens(after)[result.failed_step - 1]
+        raise InputError(f"bad --after: step {result.failed_step} {quoted(token)} is illegal: "
+                         f"{result.reason}")
+    pos = result.position
+    start = pack_position(deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
+                          rules.recycles is not None)
+    return pos, start, steps
+
+
+def prepared_workspace(rules: Rules, any_line: bool):
+    """The search workspace for ``rules``, with every kernel the search calls loaded, so that
+    the first search's time is its own. None when memory is too short even for the workspace
+    (the search then reports "unknown", reason "memory")."""
+    from solver.pyramid.optimal.api import OptimalWorkspace, load_kernels
+    from solver.pyramid.winnable import Workspace
+
+    try:
+        if any_line:
+            return Workspace.create(rules)  # loads the winnability kernel
+        load_kernels()
+        ws = OptimalWorkspace.create()
+        ws.winnability(rules)
+        return ws
+    except MemoryError:
+        return None
+
+
+# --------------------------------------------------------------------------- text output
+
+def describe_steps(deal, rules: Rules, steps, start=None) -> list[str]:
+    """One numbered, readable line per step, saying where each card comes from."""
+    from solver.pyramid.layout import COL_OF, PYRAMID_CARDS, ROW_OF
+    from solver.pyramid.replay import Position, format_step
+
+    pos = start.copy() if start is not None else Position(deal, rules)
+    where_pyr = {int(c): p for p, c in enumerate(deal[:PYRAMID_CARDS])}
+    lines = []
+    width = len(str(len(steps)))
+    for k, step in enumerate(steps, start=1):
+        text = format_step(step)
+        if step[0] == "draw":
+            note = f"turn {format_step(('king', pos.stock[-1]))} onto the waste"
+        elif step[0] == "recycle":
+            note = "turn the waste over into the stock"
+        else:
+            parts = []
+            for c in step[1:]:
+                if c in where_pyr and pos.present >> where_pyr[c] & 1:
+                    p = where_pyr[c]
+                    parts.append(f"{format_step(('king', c))} (pyramid row {ROW_OF[p] + 1}, "
+                                 f"card {COL_OF[p] + 1})")
+                elif pos.waste and pos.waste[-1] == c:
+                    parts.append(f"{format_step(('king', c))} (waste)")
+                else:
+                    parts.append(f"{format_step(('king', c))} (stock)")
+            note = ("remove " if step[0] == "king" else "pair ") + " with ".join(parts)
+        lines.append(f"{k:>{width}}. {text:<8} {note}")
+        pos.apply(step)
+    return lines
+
+
+def outcome_name(outcome) -> str:
+    """``"won"``, ``"lost"`` or ``"unknown"``: an ``Outcome`` as the JSON output names it."""
+    return ("lost", "won", "unknown")[int(outcome)]
+
+
+def result_json(ident: dict, deal, rules: Rules, result) -> dict:
+    """The JSON of one search (docs/json.md, "Pyramid commands")."""
+    from solver.pyramid.deals import format_deal
+    from solver.pyramid.replay import format_step
+
+    return {
+        **ident,
+        "deal": format_deal(deal),
+        "rules": rules.to_dict(),
+        "outcome": outcome_name(result.outcome),
+        "reason": result.reason,
+        "winnable": result.winnable,
+        "solution": [format_step(s) for s in result.solution],
+        "moves": result.moves,
+        "optimal": result.optimal,
+        "lower_bound": result.lower_bound,
+        "states": result.states,
+        "seconds": round(result.seconds, 6),
+    }
+
+
+def verdict_text(result) -> str:
+    """One line: winnable in how many moves, not winnable, or unknown and which limit hit."""
+    from solver.pyramid.winnable import Outcome
+
+    if result.outcome == Outcome.WON:
+        kind = "minimum" if result.optimal else "a winning line of"
+        return f"Winnable: {kind} {result.moves} moves."
+    if result.outcome == Outcome.LOST:
+        return "Not winnable."
+    bound = f" (at least {result.lower_bound} moves)" if result.lower_bound is not None else ""
+    return f"Unknown ({LIMIT_TEXT[result.reason]}){bound}."
+
+
+def exit_code_for(outcomes) -> int:
+    """3 if any deal was left undecided, else 1 if any is lost, else 0."""
+    names = [outcome_name(o) for o in outcomes]
+    if "unknown" in names:
+        return EXIT_UNKNOWN
+    if "lost" in names:
+        return EXIT_LOST
+    return EXIT_WON
+
+
+def search(deal, rules: Rules, workspace, any_line: bool, start, max_states: int,
+           timeout: float | None):
+    """One search: the winnability DFS (``any_line``) or the minimum-move A*."""
+    from solver.pyramid.optimal.api import solve_optimal
+    from solver.pyramid.winnable import solve_winnable
+
+    if any_line:
+        return solve_winnable(deal, rules, max_states=max_states, workspace=workspace,
+                              start=start)
+    return solve_optimal(deal, rules, start=start, max_states=max_states, timeout=timeout,
+                         workspace=workspace)
+
+
+# --------------------------------------------------------------------------- commands
+
+@cli.command()
+@deal_options
+@rules_options
+@click.option("--any", "any_line", is_flag=True,
+              help="Any winning line (the fast winnability search) instead of a minimum-move one.")
+@search_limit_options
+@after_option
+@json_option
+def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, after, as_json) -> None:
+    """Settle a deal: can it be won, and in how few moves (a minimum-move solution; --any for the
+    first one found). Exit 0 winnable, 1 not, 2 bad input, 3 unknown (limit reached)."""
+    if any_line and timeout is not None:
+        raise InputError("--timeout limits the minimum-move search; with --any use --max-states")
+    with engines_loading():
+        deals = load_deals(seed, deal_text, deal_file)
+        if after is not None and len(deals) != 1:
+            raise InputError(f"--after needs a single deal, the file holds {len(deals)}")
+        positions = [position_after(deal, rules, after) for _, deal in deals]
+        ws = prepared_workspace(rules, any_line)  # after every input is checked
+    from solver.pyramid.deals import draw_deal
+    from solver.pyramid.replay import format_solution, format_step
+
+    outcomes = []
+    for n, ((ident, deal), (pos, start, played)) in enumerate(zip(deals, positions)):
+        result = search(deal, rules, ws, any_line, start, max_states, timeout)
+        outcomes.append(result.outcome)
+        if as_json:
+            doc = result_json(ident, deal, rules, result)
+            if after is not None:
+                doc["after"] = [format_step(s) for s in played]
+            echo_json(doc)
+            continue
+        if n:
+            click.echo()
+        click.echo(f"{deal_title(ident)} ({rules.describe()})")
+        click.echo(draw_deal(deal))
+        if after is not None:
+            click.echo(f"After {len(played)} moves: {format_solution(played)}")
+        click.echo(verdict_text(result))
+        if result.solution:
+            click.echo("\n".join(describe_steps(deal, rules, result.solution, pos)))
+        click.echo(f"{result.states} positions explored in {result.seconds * 1000:.1f} ms.")
+    sys.exit(exit_code_for(outcomes))
+
+
+CHECK_WON, CHECK_INCOMPLETE, CHECK_ILLEGAL = "won", "incomplete", "illegal"
+"""``check``'s outcomes: the moves win; they are all legal but do not win; one is illegal."""
+
+
+@cli.command()
+@deal_options
+@rules_options
+@click.option("--solution", required=True, help='The moves, e.g. "draw 6h+7c Kd recycle".')
+@json_option
+def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
+    """Replay a move list against a deal: does it win, or where does it first go wrong?
+    Exit 0 when it wins, 1 when it does not, 2 for bad input."""
+    with engines_loading():
+        ident, deal = load_one_deal(seed, deal_text, deal_file)
+        from solver.pyramid.deals import format_deal
+        from solver.pyramid.replay import parse_solution, replay
+    with input_errors("bad --solution: "):
+        steps = parse_solution(solution)
+    result = replay(deal, rules, steps)
+    won = result.ok and result.won
+    outcome = CHECK_WON if won else CHECK_INCOMPLETE if result.ok else CHECK_ILLEGAL
+    if as_json:
+        echo_json({**ident, "deal": format_deal(deal), "rules": rules.to_dict(),
+                   "outcome": outcome, "moves": result.moves,
+                   "failed_step": result.failed_step, "error": result.reason,
+                   "pyramid_left": result.position.pyramid_left()})
+    else:
+        click.echo(result.message())
+    sys.exit(EXIT_WON if won else EXIT_LOST)
+
+
+@cli.command()
+@deal_options
+@rules_options
+@after_option
+@search_limit_options
+@json_option
+def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json) -> None:
+    """The next move of a shortest win from the deal's start (or after --after moves), and how
+    many moves that win takes. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
+    with engines_loading():
+        ident, deal = load_one_deal(seed, deal_text, deal_file)
+        pos, start, played = position_after(deal, rules, after)
+        ws = prepared_workspace(rules, any_line=False)  # after every input is checked
+    from solver.pyramid.replay import format_step
+    from solver.pyramid.winnable import Outcome
+
+    result = search(deal, rules, ws, False, start, max_states, timeout)
+    nxt = result.solution[0] if result.solution else None
+    if as_json:
+        doc = result_json(ident, deal, rules, result)
+        doc.pop("solution")
+        doc.pop("moves")
+        doc.update({"after": [format_step(s) for s in played],
+                    "next": None if nxt is None else format_step(nxt),
+                    "moves_left": result.moves})
+        echo_json(doc)
+    elif result.outcome == Outcome.WON and nxt is None:
+        click.echo("The deal is already won.")
+    elif result.outcome == Outcome.WON:
+        line = describe_steps(deal, rules, [nxt], pos)[0].split(".", 1)[1].strip()
+        text = format_step(nxt)
+        note = line[len(text):].strip()
+        click.echo(f"Next move: {text:<8} {note}")
+        word = "move" if result.moves == 1 else "moves"
+        click.echo(f"{result.moves} {word} to win from here, this one included (the minimum).")
+    elif result.outcome == Outcome.LOST:
+        click.echo("This position can no longer be won.")
+    else:
+        click.echo(verdict_text(result))
+    sys.exit(exit_code_for([result.outcome]))
+
+
+def show_pyramid(seed, deal_text, as_json) -> None:
+    """``pyramid show --seed N`` / ``--deal TEXT``: the deal as a triangle and as text."""
+    if seed is None and deal_text is None:
+        raise InputError("show a Pyramid deal with --seed N or --deal TEXT, or another game's "
+                         "deal with 'pyramid show GAME' (see 'pyramid show --help')")
+    if seed is not None and deal_text is not None:
+        raise InputError("give --seed N or --deal TEXT, not both")
+    with engines_loading():
+        ident, deal = load_one_deal(seed, deal_text)
+        from solver.pyramid.deals import draw_deal, format_deal
+    if as_json:
+        echo_json({**ident, "deal": format_deal(deal)})
+        return
+    if seed is not None:
+        click.echo(f"Deal {seed}")
+    click.echo(draw_deal(deal))
+    click.echo(format_deal(deal))

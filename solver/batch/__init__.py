@@ -1,0 +1,1 @@
+"""batch: see the README's Layout section."""

@@ -1,0 +1,69 @@
+"""A picture of a batch summary: the histogram of minimum moves and the win rate with its 95%
+Wilson interval (optional: needs matplotlib, the ``plot`` extra)."""
+
+from __future__ import annotations
+
+from solver.batch.io import check_writable
+
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+"""The image formats ``--plot`` can write (matplotlib's, chosen by the suffix)."""
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse a ``--plot`` file that cannot be written or is no image name, before any work."""
+    check_writable(path, "--plot")
+    if not path.lower().endswith(IMAGE_SUFFIXES):
+        raise ValueError(f"--plot {path}: name an image file ({', '.join(IMAGE_SUFFIXES)})")
+
+
+def require_matplotlib():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend, or a ``ValueError`` saying how to
+    install it."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("--plot needs matplotlib, which is not installed "
+                         "(pip install 'pyramid[plot]')") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_summary(summary: dict, path: str, title: str = "") -> None:
+    """Draw ``summary`` (``Summary.to_dict()``) into the image file ``path``."""
+    plt = require_matplotlib()
+    fig, (ax_moves, ax_rate) = plt.subplots(1, 2, figsize=(10, 4.2),
+                                            gridspec_kw={"width_ratios": [3, 1]})
+    hist = {int(k): v for k, v in summary["moves_histogram"].items()}
+    if hist:
+        ax_moves.bar(list(hist), list(hist.values()), width=0.85, color="#4C72B0")
+        m = summary["moves"]
+        ax_moves.axvline(m["mean"], color="#C44E52", linestyle="--",
+                         label=f"mean {m['mean']:.2f}")
+        ax_moves.legend()
+        ax_moves.set_xlabel("minimum moves")
+        ax_moves.set_ylabel("won deals")
+        ax_moves.set_title(f"Minimum moves of {m['n']} won deals")
+    else:
+        ax_moves.text(0.5, 0.5, "no minimum moves in this file\n(score with pyramid batch "
+                      "--optimal)", ha="center", va="center", transform=ax_moves.transAxes)
+        ax_moves.set_axis_off()
+    wr = summary["win_rate"]
+    o = summary["outcomes"]
+    if wr["n"]:
+        ax_rate.errorbar([0], [wr["p"]], yerr=[[wr["p"] - wr["lo"]], [wr["hi"] - wr["p"]]],
+                         fmt="o", color="#55A868", capsize=8, markersize=8)
+        ax_rate.set_title(f"Win rate {wr['p']:.4f}\n[{wr['lo']:.4f}, {wr['hi']:.4f}]")
+    else:
+        ax_rate.set_title("Win rate n/a\n(no decided deal)")
+    ax_rate.set_xlim(-1, 1)
+    ax_rate.set_ylim(0, 1)
+    ax_rate.set_xticks([])
+    ax_rate.set_ylabel("win rate (95% Wilson interval)")
+    ax_rate.text(0, 0.08, f"won {o['won']}\nlost {o['lost']}\nunknown {o['unknown']}",
+                 ha="center", va="bottom", fontsize=9)
+    fig.suptitle(f"{title}: {summary['deals']} deals" if title else f"{summary['deals']} deals")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,284 @@
+"""The worker side of batch scoring: one chunk of deals in, one ``ChunkResult`` out.
+
+A chunk is a ``ChunkTask``: either a range of seeds or a list of ``(line number, text)`` deal
+lines, plus the settings of the run. ``solve_chunk`` is a plain top-level function (picklable for
+process pools and Dask), deterministic apart from the measured milliseconds: a deal's outcome,
+states and minimum moves depend only on the deal and the settings, never on which worker or chunk
+ran it.
+
+Timing. Winnability runs as one numba call per chunk (``_decide_timed``) that reads the monotonic
+clock around every deal itself: ``_clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
+nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
+``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal, so the timed kernel
+runs as fast as the untimed one; a Python loop with ``time.perf_counter_ns`` around a per-deal
+kernel call measured 0-10% slower (benchmarks/RESULTS.md, "Batch scoring"). Minimum-move solving
+(``optimal``) is a Python call per deal anyway and is timed with ``time.perf_counter`` around it.
+
+Times are search times only: the first time a thread needs a workspace (``workspace_for``,
+``optimal_workspace``) it runs a throw-away search with it, which loads (or compiles) every
+kernel the timed searches call and touches the fresh memory, before any deal is timed. This
+holds in pool processes and in each thread of a Dask worker alike.
+
+Memory. A deal whose minimum-move search runs out of memory (``MemoryError``, numpy's
+``_ArrayMemoryError`` included) is ``unknown``; its workspace is dropped and the next deal starts
+with a fresh, small one, so a chunk always finishes and a resumed run never fails again on it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from solver.batch.summary import NO_MOVES, REASON_NAMES
+from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
+from solver.pyramid.layout import DECK_CARDS
+from solver.pyramid.rules import Rules
+from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, _decide, rule_args
+from solver.pyramid.state import START
+
+CLOCK_MONOTONIC = 1
+"""Linux's id of the monotonic clock for ``clock_gettime``."""
+WARM_UP_SEED = 0
+"""The deal of the throw-away searches: under the standard rules its minimum-move search runs
+winnability, A* and the path trace in a few milliseconds, so every kernel is loaded."""
+WARM_UP_STATES = 1000
+"""State cap of the winnability warm-up search."""
+MESSAGE_CHARS = 160
+"""A deal's error message is cut to this length (it quotes the bad token, which may be huge)."""
+IN_KERNEL_CLOCK = sys.platform.startswith("linux")
+"""Whether ``_clock_ns`` may be used (the ``timespec`` layout below is Linux's, 64-bit)."""
+
+
+@intrinsic
+def _clock_ns(typingctx):
+    """Nanoseconds of the monotonic clock, from nopython code: ``clock_gettime`` via LLVM."""
+
+    def codegen(context, builder, signature, args):
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec
+        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
+        ts = cgutils.alloca_once(builder, timespec)
+        builder.call(fn, [ir.Constant(i32, CLOCK_MONOTONIC), ts])
+        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
+        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
+        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+
+    return types.int64(), codegen
+
+
+@njit(cache=True)
+def _monotonic_ns():
+    return _clock_ns()
+
+
+@njit(cache=True)
+def _decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
+                  touched, moves, counts, out_outcome, out_states, out_ns):
+    """``_decide_batch`` that also measures each deal's wall time in nanoseconds."""
+    path = np.empty(len(counts), dtype=np.int64)
+    for k in range(deals.shape[0]):
+        t0 = _clock_ns()
+        o, _, e = _decide(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
+                          max_table, table, touched, moves, counts, path)
+        out_ns[k] = _clock_ns() - t0
+        out_outcome[k] = o
+        out_states[k] = e
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """One chunk of a batch: ``seeds`` (first, stop) or ``lines`` [(line number, text)]."""
+
+    index: int
+    rules: Rules
+    optimal: bool = False
+    max_states: int = 0
+    timeout: float | None = None
+    seeds: tuple[int, int] | None = None
+    lines: tuple = ()
+
+
+@dataclass
+class ChunkResult:
+    """Per-deal columns of one chunk, in input order.
+
+    ids: the seed, or the line number in the deal file; deals: (n, 52) int8 card ids;
+    outcome: ``Outcome`` values; moves: minimum moves or ``NO_MOVES``; states: positions
+    expanded; ns: wall time of the deal's search in nanoseconds; reason: codes of
+    ``REASON_NAMES``, the limit that left a deal unknown (0 for a decided deal).
+    """
+
+    index: int
+    ids: np.ndarray
+    deals: np.ndarray
+    outcome: np.ndarray
+    moves: np.ndarray
+    states: np.ndarray
+    ns: np.ndarray
+    reason: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+_local = threading.local()
+
+
+def _thread_cache() -> dict:
+    cache = getattr(_local, "workspaces", None)
+    if cache is None:
+        cache = _local.workspaces = {}
+    return cache
+
+
+def _per_thread(key, make):
+    cache = _thread_cache()
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def workspace_for(rules: Rules) -> Workspace:
+    """This thread's search workspace for ``rules``, created once and reused for every chunk.
+
+    Per thread, not per process: Dask runs several tasks in threads of one worker process, and a
+    workspace must never be shared by two searches at once.
+    """
+    def make() -> Workspace:
+        ws = Workspace.create(rules)
+        for a in (ws.table, ws.touched, ws.moves, ws.counts):
+            a.fill(0)  # fault every page in now (np.zeros maps them lazily); searches leave zeros
+        _warm_up(rules, ws)
+        return ws
+
+    return _per_thread(rules, make)
+
+
+OPTIMAL_KEY = "optimal"
+
+
+def optimal_workspace(rules: Rules):
+    """This thread's minimum-move search arrays (``solver.pyramid.optimal.api.OptimalWorkspace``), warmed up
+    with a throw-away search under ``rules`` when created."""
+    from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
+
+    def make():
+        ws = OptimalWorkspace.create()
+        solve_optimal(deal_from_seed(WARM_UP_SEED), rules, workspace=ws)
+        return ws
+
+    return _per_thread(OPTIMAL_KEY, make)
+
+
+def _drop_optimal_workspace() -> None:
+    """Forget this thread's minimum-move arrays (after they ran out of memory)."""
+    _thread_cache().pop(OPTIMAL_KEY, None)
+
+
+def _warm_up(rules: Rules, ws: Workspace) -> None:
+    """One throw-away search, so the first deal a worker times does not also pay for loading the
+    kernel or the first touch of fresh memory."""
+    _winnability(deals_from_seeds([WARM_UP_SEED]), rules, WARM_UP_STATES, ws)
+
+
+def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
+    ids = np.empty(len(lines), dtype=np.int64)
+    deals = np.empty((len(lines), DECK_CARDS), dtype=np.int64)
+    for k, (lineno, text) in enumerate(lines):
+        try:
+            deals[k] = parse_deal(text)
+        except DealError as e:
+            message = str(e)
+            if len(message) > MESSAGE_CHARS:
+                message = message[:MESSAGE_CHARS] + "…"
+            raise DealError(f"line {lineno}: {message}") from None
+        ids[k] = lineno
+    return ids, deals
+
+
+def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
+    n = len(deals)
+    outcome = np.zeros(n, dtype=np.int8)
+    states = np.zeros(n, dtype=np.int64)
+    ns = np.zeros(n, dtype=np.int64)
+    if IN_KERNEL_CLOCK:
+        _decide_timed(deals, *rule_args(rules), max_states, *ws.args(), outcome, states, ns)
+    else:  # pragma: no cover - other platforms time in Python around a per-deal call
+        path = np.empty(len(ws.counts), dtype=np.int64)
+        args = rule_args(rules)
+        for k in range(n):
+            t0 = time.perf_counter_ns()
+            outcome[k], _, states[k] = _decide(deals[k], START, *args, max_states, *ws.args(),
+                                               path)
+            ns[k] = time.perf_counter_ns() - t0
+    return outcome, states, ns
+
+
+def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | None):
+    from solver.pyramid.optimal.api import solve_optimal
+
+    n = len(deals)
+    outcome = np.zeros(n, dtype=np.int8)
+    moves = np.full(n, NO_MOVES, dtype=np.int16)
+    states = np.zeros(n, dtype=np.int64)
+    ns = np.zeros(n, dtype=np.int64)
+    reason = np.zeros(n, dtype=np.int8)
+    for k in range(n):
+        ws = optimal_workspace(rules)
+        t0 = time.perf_counter_ns()
+        try:
+            r = solve_optimal(deals[k], rules, max_states=max_states, timeout=timeout,
+                              workspace=ws)
+        except MemoryError:  # the search's arrays did not fit: this deal is unknown
+            ns[k] = time.perf_counter_ns() - t0
+            del ws
+            _drop_optimal_workspace()
+            outcome[k] = int(Outcome.UNKNOWN)
+            reason[k] = REASON_NAMES.index(REASON_MEMORY)
+            continue
+        ns[k] = time.perf_counter_ns() - t0
+        outcome[k] = int(r.outcome)
+        states[k] = r.states
+        if r.outcome == Outcome.WON:
+            moves[k] = r.moves
+        elif r.outcome == Outcome.UNKNOWN:
+            reason[k] = REASON_NAMES.index(r.reason)
+    return outcome, moves, states, ns, reason
+
+
+def solve_chunk(task: ChunkTask) -> ChunkResult:
+    """Score every deal of ``task``. Raises ``DealError`` naming the line of a malformed deal."""
+    if task.seeds is not None:
+        first, stop = task.seeds
+        ids = np.arange(first, stop, dtype=np.int64)
+        deals = deals_from_seeds(ids)
+    else:
+        ids, deals = _parse_lines(task.lines)
+    if task.optimal:
+        outcome, moves, states, ns, reason = _optimal(deals, task.rules, task.max_states,
+                                                      task.timeout)
+    else:
+        ws = workspace_for(task.rules)
+        outcome, states, ns = _winnability(deals, task.rules, task.max_states, ws)
+        moves = np.full(len(ids), NO_MOVES, dtype=np.int16)
+        # the winnability kernel stops early only at max_states
+        reason = np.where(outcome == Outcome.UNKNOWN, REASON_NAMES.index(REASON_STATES),
+                          0).astype(np.int8)
+    return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns,
+                       reason)
+
+
+def optimal_available() -> bool:
+    """Whether ``solver.pyramid.optimal.api`` (the minimum-move search) is installed in this checkout."""
+    import importlib.util
+
+    return importlib.util.find_spec("solver.pyramid.optimal.api") is not None

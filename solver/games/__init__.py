@@ -1,0 +1,1 @@
+"""games: see the README's Layout section."""

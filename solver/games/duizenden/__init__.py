@@ -1,0 +1,1 @@
+"""games/duizenden: see the README's Layout section."""

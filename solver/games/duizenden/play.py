@@ -1,0 +1,557 @@
+"""Duizenden random play: the round and game kernels (numba), uniform over the legal actions.
+
+State of a round (all plain arrays, reused from round to round; ``new_work`` makes them):
+
+* ``loc[card]`` for the 108 card ids: the seat 0..5 holding it, or ``LOC_STOCK``, ``LOC_POT``,
+  ``LOC_OPEN`` (the open card of the exchange phase), ``LOC_TABLE``. Every card is in exactly one
+  place, which is what the invariant tests check.
+* ``cnt[seat, kind]`` (53 kinds, see ``duizenden_melds``) and ``hsize[seat]``: the hands.
+* ``stock[0:sc[SC_STOCK]]`` (top = last) and ``pot[0:sc[SC_POT]]`` (top = last).
+* ``melds[0:sc[SC_MELDS]]`` rows as in ``duizenden_melds``; ``owner[card]`` the seat that put a
+  table card there (its points count for that seat).
+* ``opened[seat]``, ``penalty[seat]`` (variant 3), ``scores[seat]`` (the round's result).
+* ``log``: with ``sc[SC_LOG_ON]`` set, one row per event (``EV_*``) for ``pyramid show``.
+
+One "legal action" is defined in docs/duizenden.md; each decision draws one uniformly with
+``rng.below``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.core.cards import CARDS_PER_DECK, MAX_CARDS, NATURAL_CARDS
+from solver.games.duizenden.melds import (
+    CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_LEN, CTX_OPENED, CTX_OPENING_TURN, CTX_POOL,
+    CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
+    FLAG_QUEEN_KEPT, KIND_JOKER, M_CARDS, M_HI, M_JOKERS, M_KEY, M_LO, M_N, M_OWNER, M_POS,
+    M_TYPE, MAX_MELDS, MELD_RUN, MELD_WIDTH, N_KINDS, OPENING_POINTS, POINTS, QS_KIND, SPEC_HI,
+    SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO, SPEC_POINTS, SPEC_SUITS, SPEC_TYPE, _hand_melds,
+    _layoffs, _swaps, run_kind)
+from solver.games.duizenden.options import MAX_PLAYERS, TARGET_POINTS
+from solver.core.rng import below, new_state, shuffle, stream_seed
+
+# Explicit signatures for the helpers called with many literal arguments (see duizenden_melds).
+_KIND_SIG = "int64(int64)"
+_HAND_CARD_SIG = "int64(int64[::1], int64, int64, int64)"
+_LOG_SIG = "int64(int64[:, ::1], int64[::1], int64, int64, int64, int64, int64)"
+_LAY_MELD_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64[:, ::1], int64[::1], "
+                 "int64[::1], int64[:, ::1], int64[::1])")
+
+HAND_CARDS = 13
+LOC_STOCK, LOC_POT, LOC_OPEN, LOC_TABLE = 6, 7, 8, 9
+
+SC_STOCK, SC_POT, SC_MELDS, SC_TURNS, SC_OUT, SC_LOG_ON, SC_LOG_N, SC_START = 0, 1, 2, 3, 4, 5, 6, 7
+SC_ENUMS, SC_ENUM_CARDS = 8, 9
+"""Fields of the scalar array ``sc``: stock size, pot size, table melds, turns played, the seat
+that went out (-1), logging on, log rows used, the round's starting seat; and, for the
+benchmark's account of where the time goes, the meld enumerations of the round and the sum of
+their pool sizes."""
+SC_LEN = 10
+
+END_OUT, END_EXHAUSTED, END_TURN_LIMIT = 0, 1, 2
+"""How a round ends: a player went out; the stock ran out (rules: scored as is); the safety cap
+``TURN_LIMIT`` (never reached: every turn draws from the stock or lays at least three cards)."""
+TURN_LIMIT = 10_000
+
+EV_EXCHANGE, EV_DECLINE, EV_DRAW, EV_TAKE_POT, EV_MELD, EV_LAYOFF, EV_SWAP = 1, 2, 3, 4, 5, 6, 7
+EV_UNDO, EV_OPENED, EV_DISCARD, EV_NO_DISCARD, EV_ANNOUNCE, EV_OUT, EV_EXHAUSTED = (
+    8, 9, 10, 11, 12, 13, 14)
+LOG_TYPE, LOG_SEAT, LOG_A, LOG_B, LOG_C, LOG_NCARDS, LOG_CARDS = 0, 1, 2, 3, 4, 5, 6
+"""Log row: event, seat, three event fields, then a meld's cards (count, ids)."""
+LOG_WIDTH = LOG_CARDS + 16
+LOG_ROWS = 4096
+
+
+@njit(cache=True)
+def game_rng(seed, game):
+    """The generator state of game ``game`` of a run seeded ``seed`` (uint64 inside numba)."""
+    return new_state(stream_seed(seed, game))
+
+
+def new_work(log_rows: int = 0) -> tuple:
+    """Fresh state arrays for ``_play_round`` / ``_play_game`` (sized for six players)."""
+    return (np.arange(MAX_CARDS, dtype=np.int64),            # deck
+            np.zeros(MAX_CARDS, dtype=np.int64),             # loc
+            np.zeros((MAX_PLAYERS, N_KINDS), dtype=np.int64),  # cnt
+            np.zeros(MAX_PLAYERS, dtype=np.int64),           # hsize
+            np.zeros(MAX_CARDS, dtype=np.int64),             # stock
+            np.zeros(MAX_CARDS, dtype=np.int64),             # pot
+            np.zeros((MAX_MELDS, MELD_WIDTH), dtype=np.int64),  # melds
+            np.zeros(MAX_CARDS, dtype=np.int64),             # owner
+            np.zeros(MAX_PLAYERS, dtype=np.int64),           # opened
+            np.zeros(MAX_PLAYERS, dtype=np.int64),           # penalty
+            np.zeros(MAX_PLAYERS, dtype=np.int64),           # scores
+            np.zeros(SC_LEN, dtype=np.int64),                # sc
+            np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64))  # log
+
+
+@njit(_KIND_SIG, cache=True)
+def _kind(card):
+    b = card % CARDS_PER_DECK
+    return KIND_JOKER if b >= NATURAL_CARDS else b
+
+
+@njit(_HAND_CARD_SIG, cache=True)
+def _hand_card(loc, seat, kind, prefer):
+    """A physical card of ``kind`` in ``seat``'s hand (``prefer`` first if it qualifies)."""
+    if prefer >= 0 and loc[prefer] == seat and _kind(prefer) == kind:
+        return prefer
+    if kind == KIND_JOKER:
+        for c in (NATURAL_CARDS, NATURAL_CARDS + 1, CARDS_PER_DECK + NATURAL_CARDS,
+                  CARDS_PER_DECK + NATURAL_CARDS + 1):
+            if loc[c] == seat:
+                return c
+        return -1
+    if loc[kind] == seat:
+        return kind
+    if loc[kind + CARDS_PER_DECK] == seat:
+        return kind + CARDS_PER_DECK
+    return -1
+
+
+@njit(cache=True)
+def _to_hand(card, seat, loc, cnt, hsize):
+    loc[card] = seat
+    cnt[seat, _kind(card)] += 1
+    hsize[seat] += 1
+
+
+@njit(cache=True)
+def _off_hand(card, seat, cnt, hsize):
+    cnt[seat, _kind(card)] -= 1
+    hsize[seat] -= 1
+
+
+@njit(_LOG_SIG, cache=True)
+def _log(log, sc, event, seat, a, b, c):
+    """Append an event row (when logging); returns its row or -1."""
+    if sc[SC_LOG_ON] == 0 or sc[SC_LOG_N] >= log.shape[0]:
+        return -1
+    r = sc[SC_LOG_N]
+    sc[SC_LOG_N] += 1
+    log[r, LOG_TYPE] = event
+    log[r, LOG_SEAT] = seat
+    log[r, LOG_A] = a
+    log[r, LOG_B] = b
+    log[r, LOG_C] = c
+    log[r, LOG_NCARDS] = 0
+    return r
+
+
+@njit(cache=True)
+def _log_meld(log, row, melds, m):
+    if row < 0:
+        return
+    n = melds[m, M_N]
+    log[row, LOG_NCARDS] = n
+    for i in range(n):
+        log[row, LOG_CARDS + i] = melds[m, M_CARDS + i]
+
+
+@njit(cache=True)
+def _place(card, seat, m, pos, loc, owner, melds):
+    """Put ``card`` (already off the hand) into meld ``m`` at run position ``pos``."""
+    i = melds[m, M_N]
+    melds[m, M_CARDS + i] = card
+    melds[m, M_POS + i] = pos
+    melds[m, M_N] = i + 1
+    if _kind(card) == KIND_JOKER:
+        melds[m, M_JOKERS] += 1
+    loc[card] = LOC_TABLE
+    owner[card] = seat
+    if melds[m, M_TYPE] == MELD_RUN:
+        if pos < melds[m, M_LO]:
+            melds[m, M_LO] = pos
+        if pos > melds[m, M_HI]:
+            melds[m, M_HI] = pos
+
+
+@njit(cache=True)
+def _lay_from_hand(seat, kind, prefer, m, pos, loc, cnt, hsize, owner, melds):
+    card = _hand_card(loc, seat, kind, prefer)
+    _off_hand(card, seat, cnt, hsize)
+    _place(card, seat, m, pos, loc, owner, melds)
+
+
+@njit(_LAY_MELD_SIG, cache=True)
+def _lay_meld(spec, seat, prefer, loc, cnt, hsize, owner, melds, sc):
+    """Lay the meld ``spec`` from ``seat``'s hand as a new table meld; returns its index."""
+    m = sc[SC_MELDS]
+    sc[SC_MELDS] += 1
+    melds[m, M_TYPE] = spec[SPEC_TYPE]
+    melds[m, M_KEY] = spec[SPEC_KEY]
+    melds[m, M_N] = 0
+    melds[m, M_JOKERS] = 0
+    melds[m, M_OWNER] = seat
+    if spec[SPEC_TYPE] == MELD_RUN:
+        melds[m, M_LO] = spec[SPEC_LO]
+        melds[m, M_HI] = spec[SPEC_HI]
+        for p in range(spec[SPEC_LO], spec[SPEC_HI] + 1):
+            kd = KIND_JOKER if spec[SPEC_JOKERS] >> p & 1 else run_kind(spec[SPEC_KEY], p)
+            _lay_from_hand(seat, kd, prefer, m, p, loc, cnt, hsize, owner, melds)
+    else:
+        melds[m, M_LO] = 0
+        melds[m, M_HI] = 0
+        for s in range(4):
+            kd = s * 13 + spec[SPEC_KEY] - 1
+            for _ in range(spec[SPEC_SUITS + s]):
+                _lay_from_hand(seat, kd, prefer, m, 0, loc, cnt, hsize, owner, melds)
+        for _ in range(spec[SPEC_JOKERS]):
+            _lay_from_hand(seat, KIND_JOKER, prefer, m, 0, loc, cnt, hsize, owner, melds)
+    return m
+
+
+@njit(cache=True)
+def _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags):
+    ctx[CTX_POOL] = hsize[seat]
+    ctx[CTX_QUEENS] = cnt[seat, QS_KIND]
+    ctx[CTX_OPENED] = opened[seat]
+    ctx[CTX_PROV] = prov
+    ctx[CTX_OPENING_TURN] = opening_turn
+    ctx[CTX_EXTRA] = 0
+    ctx[CTX_EXTRA_QUEENS] = 0
+    ctx[CTX_FLAGS] = flags
+
+
+@njit(cache=True)
+def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc, log,
+               ctx, spec):
+    """Draw from the stock or take the pot (each half the time when both are legal; then one
+    pot meld uniformly). Returns 1 if the hand is then empty (out), -1 if the player can do
+    neither (stock exhausted), else 0."""
+    n_stock = 1 if sc[SC_STOCK] > 0 else 0
+    n_pot = 0
+    top = -1
+    tk = -1
+    if opened[seat] == 1 and sc[SC_POT] > 0:
+        top = pot[sc[SC_POT] - 1]
+        tk = _kind(top)
+        _fill_ctx(ctx, seat, cnt, hsize, opened, 0, 0, flags)
+        ctx[CTX_POOL] += 1
+        ctx[CTX_EXTRA] = sc[SC_POT] - 1
+        for i in range(sc[SC_POT] - 1):
+            if _kind(pot[i]) == QS_KIND:
+                ctx[CTX_EXTRA_QUEENS] += 1
+        cnt[seat, tk] += 1
+        n_pot = _hand_melds(cnt[seat], tk, ctx, -1, spec)
+        sc[SC_ENUMS] += 1
+        sc[SC_ENUM_CARDS] += ctx[CTX_POOL]
+        cnt[seat, tk] -= 1
+    if n_stock + n_pot == 0:
+        return -1
+    # Two decisions: draw or take the pot (when both are legal), then which pot meld.
+    take = n_stock == 0 or (n_pot > 0 and below(rng, 2) == 1)
+    if not take:
+        sc[SC_STOCK] -= 1
+        card = stock[sc[SC_STOCK]]
+        _to_hand(card, seat, loc, cnt, hsize)
+        _log(log, sc, EV_DRAW, seat, card, 0, 0)
+        return 0
+    cnt[seat, tk] += 1
+    _hand_melds(cnt[seat], tk, ctx, below(rng, n_pot), spec)
+    sc[SC_ENUMS] += 1
+    sc[SC_ENUM_CARDS] += ctx[CTX_POOL]
+    cnt[seat, tk] -= 1
+    sc[SC_POT] -= 1
+    _to_hand(top, seat, loc, cnt, hsize)
+    m = _lay_meld(spec, seat, top, loc, cnt, hsize, owner, melds, sc)
+    row = _log(log, sc, EV_TAKE_POT, seat, top, m, sc[SC_POT])
+    _log_meld(log, row, melds, m)
+    for i in range(sc[SC_POT]):
+        _to_hand(pot[i], seat, loc, cnt, hsize)
+    sc[SC_POT] = 0
+    return 1 if hsize[seat] == 0 else 0
+
+
+@njit(cache=True)
+def _undo(seat, first, loc, cnt, hsize, owner, melds, sc):
+    """Take the provisional melds ``first..`` back into the hand (an opening below 30)."""
+    for m in range(first, sc[SC_MELDS]):
+        for i in range(melds[m, M_N]):
+            card = melds[m, M_CARDS + i]
+            owner[card] = -1
+            _to_hand(card, seat, loc, cnt, hsize)
+    sc[SC_MELDS] = first
+
+
+@njit(cache=True)
+def _swap(seat, m, kind, slot, loc, cnt, hsize, owner, melds, log, sc):
+    """Variant 2: the natural ``kind`` from hand replaces the joker in ``slot`` of meld ``m``."""
+    card = _hand_card(loc, seat, kind, -1)
+    joker = melds[m, M_CARDS + slot]
+    _off_hand(card, seat, cnt, hsize)
+    melds[m, M_CARDS + slot] = card
+    melds[m, M_JOKERS] -= 1
+    loc[card] = LOC_TABLE
+    owner[card] = seat
+    owner[joker] = -1
+    _to_hand(joker, seat, loc, cnt, hsize)
+    _log(log, sc, EV_SWAP, seat, card, m, joker)
+
+
+@njit(cache=True)
+def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec, act):
+    """Lay melds, lay-offs and (variant 2) joker exchanges until "stop". Returns 1 if out."""
+    opening_turn = 1 - opened[seat]
+    first = sc[SC_MELDS]
+    prov = 0
+    while True:
+        _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags)
+        n_m = _hand_melds(cnt[seat], -1, ctx, -1, spec)
+        sc[SC_ENUMS] += 1
+        sc[SC_ENUM_CARDS] += hsize[seat]
+        n_l = 0
+        n_s = 0
+        if opened[seat] == 1:
+            n_l = _layoffs(cnt[seat], melds, sc[SC_MELDS], ctx, -1, act)
+            if flags & FLAG_JOKER_EXCHANGE:
+                n_s = _swaps(cnt[seat], melds, sc[SC_MELDS], ctx, -1, act)
+        a = below(rng, n_m + n_l + n_s + 1)
+        if a == n_m + n_l + n_s:
+            if opened[seat] == 0 and sc[SC_MELDS] > first:
+                _log(log, sc, EV_UNDO, seat, sc[SC_MELDS] - first, prov, 0)
+                _undo(seat, first, loc, cnt, hsize, owner, melds, sc)
+            return 0
+        if a < n_m:
+            _hand_melds(cnt[seat], -1, ctx, a, spec)
+            sc[SC_ENUMS] += 1
+            sc[SC_ENUM_CARDS] += hsize[seat]
+            m = _lay_meld(spec, seat, -1, loc, cnt, hsize, owner, melds, sc)
+            _log_meld(log, _log(log, sc, EV_MELD, seat, spec[SPEC_POINTS], m, 0), melds, m)
+            if opened[seat] == 0:
+                prov += spec[SPEC_POINTS]
+                if prov >= OPENING_POINTS:
+                    opened[seat] = 1
+                    _log(log, sc, EV_OPENED, seat, prov, 0, 0)
+        elif a < n_m + n_l:
+            _layoffs(cnt[seat], melds, sc[SC_MELDS], ctx, a - n_m, act)
+            card = _hand_card(loc, seat, act[1], -1)
+            _off_hand(card, seat, cnt, hsize)
+            _place(card, seat, act[0], act[2], loc, owner, melds)
+            _log(log, sc, EV_LAYOFF, seat, card, act[0], 0)
+        else:
+            _swaps(cnt[seat], melds, sc[SC_MELDS], ctx, a - n_m - n_l, act)
+            _swap(seat, act[0], act[1], act[2], loc, cnt, hsize, owner, melds, log, sc)
+        if hsize[seat] == 0:
+            return 1
+
+
+@njit(cache=True)
+def _may_discard(kind, h, flags, opened_now):
+    """The queen of spades only as the last card (not under variant 5); under variant 1 the last
+    card may not be discarded in the turn of opening."""
+    if h == 1 and opened_now and flags & FLAG_NO_OUT_ON_OPENING:
+        return False
+    if kind != QS_KIND:
+        return True
+    return h == 1 and not flags & FLAG_QUEEN_KEPT
+
+
+@njit(cache=True)
+def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty, sc,
+                  log):
+    """Discard one card uniformly among the legal kinds. Returns 1 if the hand is then empty."""
+    h = hsize[seat]
+    n = 0
+    for k in range(N_KINDS):
+        if cnt[seat, k] > 0 and _may_discard(k, h, flags, opened_now):
+            n += 1
+    if n == 0:
+        _log(log, sc, EV_NO_DISCARD, seat, 0, 0, 0)
+        return 0
+    a = below(rng, n)
+    for k in range(N_KINDS):
+        if cnt[seat, k] > 0 and _may_discard(k, h, flags, opened_now):
+            if a == 0:
+                card = _hand_card(loc, seat, k, -1)
+                _off_hand(card, seat, cnt, hsize)
+                loc[card] = LOC_POT
+                pot[sc[SC_POT]] = card
+                sc[SC_POT] += 1
+                _log(log, sc, EV_DISCARD, seat, card, 0, 0)
+                break
+            a -= 1
+    if hsize[seat] == 0:
+        return 1
+    if hsize[seat] == 1 and flags & FLAG_LAST_CARD:
+        announced = below(rng, 2)
+        if announced == 0:
+            penalty[seat] += pen_points
+        _log(log, sc, EV_ANNOUNCE, seat, announced, 0, 0)
+    return 0
+
+
+@njit(cache=True)
+def _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened, penalty,
+               sc, log, ctx, spec, act):
+    """Meld step then discard step of ``seat``'s turn. Returns 1 if the player went out."""
+    was_open = opened[seat]
+    if _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec,
+                  act) == 1:
+        return 1
+    opened_now = 1 if was_open == 0 and opened[seat] == 1 else 0
+    return _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty,
+                         sc, log)
+
+
+@njit(cache=True)
+def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
+    """Each player from the starter on takes the open card for a hand card or declines (two
+    decisions: exchange or decline, half each; then which card to put back, uniformly); after
+    one full round of exchanges the starter must decline. Returns (decliner, open card)."""
+    seat = start
+    exchanged = 0
+    while exchanged < n_players:
+        n = 0
+        for k in range(N_KINDS):
+            if cnt[seat, k] > 0 and k != QS_KIND:
+                n += 1
+        if below(rng, 2) == 0:  # decline
+            break
+        a = below(rng, n)
+        for k in range(N_KINDS):
+            if cnt[seat, k] > 0 and k != QS_KIND:
+                if a == 0:
+                    card = _hand_card(loc, seat, k, -1)
+                    _off_hand(card, seat, cnt, hsize)
+                    _to_hand(open_card, seat, loc, cnt, hsize)
+                    loc[card] = LOC_OPEN
+                    _log(log, sc, EV_EXCHANGE, seat, open_card, card, 0)
+                    open_card = card
+                    break
+                a -= 1
+        exchanged += 1
+        seat = (seat + 1) % n_players
+    return seat, open_card
+
+
+@njit(cache=True)
+def _score(n_players, loc, cnt, owner, penalty, scores):
+    """Table points laid by each seat minus its hand points minus its penalties."""
+    for p in range(n_players):
+        s = -penalty[p]
+        for k in range(N_KINDS):
+            s -= cnt[p, k] * POINTS[k]
+        scores[p] = s
+    for c in range(MAX_CARDS):
+        if loc[c] == LOC_TABLE:
+            scores[owner[c]] += POINTS[_kind(c)]
+
+
+@njit(cache=True)
+def _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc):
+    for i in range(MAX_CARDS):
+        deck[i] = i
+    shuffle(rng, deck)
+    cnt[:, :] = 0
+    hsize[:] = 0
+    opened[:] = 0
+    penalty[:] = 0
+    owner[:] = -1
+    for p in range(n_players):
+        for i in range(HAND_CARDS):
+            _to_hand(deck[p * HAND_CARDS + i], p, loc, cnt, hsize)
+    open_card = deck[n_players * HAND_CARDS]
+    loc[open_card] = LOC_OPEN
+    n = 0
+    for i in range(n_players * HAND_CARDS + 1, MAX_CARDS):
+        stock[n] = deck[i]
+        loc[deck[i]] = LOC_STOCK
+        n += 1
+    sc[SC_STOCK] = n
+    sc[SC_POT] = 0
+    sc[SC_MELDS] = 0
+    sc[SC_TURNS] = 0
+    sc[SC_OUT] = -1
+    sc[SC_ENUMS] = 0
+    sc[SC_ENUM_CARDS] = 0
+    return open_card
+
+
+@njit(cache=True)
+def _play_round(rng, n_players, start, flags, pen_points, deck, loc, cnt, hsize, stock, pot,
+                melds, owner, opened, penalty, scores, sc, log):
+    """Deal and play one round from ``start``; fills ``scores`` and ``sc``; returns END_*."""
+    ctx = np.zeros(CTX_LEN, dtype=np.int64)
+    spec = np.zeros(SPEC_LEN, dtype=np.int64)
+    act = np.zeros(3, dtype=np.int64)
+    sc[SC_START] = start
+    sc[SC_LOG_N] = 0
+    open_card = _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
+    seat, open_card = _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card)
+    # The decliner draws from the stock; the open card turned face down starts the pot.
+    loc[open_card] = LOC_POT
+    pot[0] = open_card
+    sc[SC_POT] = 1
+    sc[SC_STOCK] -= 1
+    card = stock[sc[SC_STOCK]]
+    _to_hand(card, seat, loc, cnt, hsize)
+    _log(log, sc, EV_DECLINE, seat, card, open_card, 0)
+    end = END_TURN_LIMIT
+    out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
+                     penalty, sc, log, ctx, spec, act)
+    sc[SC_TURNS] = 1
+    while sc[SC_TURNS] < TURN_LIMIT:
+        if out == 1:
+            end = END_OUT
+            sc[SC_OUT] = seat
+            _log(log, sc, EV_OUT, seat, 0, 0, 0)
+            break
+        seat = (seat + 1) % n_players
+        d = _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc,
+                       log, ctx, spec)
+        if d == -1:
+            end = END_EXHAUSTED
+            _log(log, sc, EV_EXHAUSTED, seat, 0, 0, 0)
+            break
+        sc[SC_TURNS] += 1
+        if d == 1:
+            out = 1
+            continue
+        out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
+                         penalty, sc, log, ctx, spec, act)
+    _score(n_players, loc, cnt, owner, penalty, scores)
+    return end
+
+
+
+
+@njit(cache=True)
+def _play_game(rng, n_players, flags, pen_points, max_rounds, deck, loc, cnt, hsize, stock, pot,
+               melds, owner, opened, penalty, scores, sc, log, r_scores, r_turns, r_end, r_out,
+               totals):
+    """Rounds until a total reaches 1000 after a round (or ``max_rounds``). The highest total wins;
+    a tie goes to the player who went out in the last round if tied, else the lowest seat.
+    Returns (rounds played, winner or -1 if unfinished)."""
+    totals[:] = 0
+    for r in range(max_rounds):
+        end = _play_round(rng, n_players, r % n_players, flags, pen_points, deck, loc, cnt, hsize,
+                          stock, pot, melds, owner, opened, penalty, scores, sc, log)
+        best = -1 << 40
+        for p in range(n_players):
+            totals[p] += scores[p]
+            r_scores[r, p] = scores[p]
+            best = max(best, totals[p])
+        r_turns[r] = sc[SC_TURNS]
+        r_end[r] = end
+        r_out[r] = sc[SC_OUT]
+        if best >= TARGET_POINTS:
+            return r + 1, _winner(totals, n_players, sc[SC_OUT])
+    return max_rounds, -1
+
+
+@njit(cache=True)
+def _winner(totals, n_players, out_seat):
+    """The highest total wins; a tie goes to ``out_seat`` (who went out in the last round, -1 if
+    nobody) if tied, else to the lowest tied seat."""
+    best = totals[0]
+    for p in range(1, n_players):
+        best = max(best, totals[p])
+    if out_seat >= 0 and totals[out_seat] == best:
+        return out_seat
+    for p in range(n_players):
+        if totals[p] == best:
+            return p
+    return -1

@@ -1,0 +1,1 @@
+"""games/hearts: see the README's Layout section."""

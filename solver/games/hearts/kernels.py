@@ -1,0 +1,316 @@
+"""Numba kernels of the trick-taking engine behind Black Maria and standard Hearts.
+
+Everything rule-specific arrives as plain arrays and ints built by ``solver.games.hearts.game`` from a
+``HeartsRules`` object, so one set of kernels plays both presets:
+
+* ``deck``:          int64 ids of the cards in play (the removals already taken out), ascending.
+* ``points``:        int64[52], what each card costs the player who takes it (0 for most cards,
+                     negative for the Omnibus jack of diamonds).
+* ``pass_offsets``:  the pass cycle by deal: seat ``s`` passes to ``(s + off) % n`` in deal ``d``
+                     with ``off = pass_offsets[d % len]``; ``0`` is a deal without passing.
+* ``lead_card``:     ``-1``: the player left of the dealer leads any card (Black Maria); otherwise
+                     the card id the first trick must be led with, by whoever holds it (Hearts).
+* ``must_break``:    hearts may not be led before a heart has been played, unless the leader holds
+                     only hearts.
+* ``ban_mask``:      cards that may not be played to the first trick while the player has another
+                     legal card (``0``: no such rule).
+* ``moon_mask``, ``moon_points``, ``moon_rule``: a player who takes every card of ``moon_mask``
+                     shoots the moon; ``moon_rule`` 0 = no moon, 1 = ``moon_points`` go to every
+                     other player instead, 2 = ``moon_points`` are subtracted from the shooter.
+
+A hand is a ``uint64`` bitmask over the 52 natural card ids of ``solver.core.cards`` (bit ``c`` = card
+``c``; suit ``s`` is the 13-bit field ``SUIT_MASKS[s]``). Random play: every choice (each of the
+three cards passed, each card played) is uniform over the legal cards, drawn with ``rng.below`` as
+"the k-th set bit of the legal mask, lowest card id first".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import config, njit, types
+from numba.core.extending import intrinsic
+
+from solver.core.cards import HEARTS, NATURAL_CARDS, RANKS_PER_SUIT, SUIT_MASKS
+from solver.core.rng import below, new_state, shuffle, stream_seed
+
+PASS_CARDS = 3
+"""Cards every player passes in a deal with passing."""
+MOON_NONE, MOON_OTHERS, MOON_SUBTRACT = 0, 1, 2
+"""``moon_rule`` codes: no moon; the shooter's points go to every other player; subtracted."""
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_HEARTS_BITS = np.uint64(SUIT_MASKS[HEARTS])
+_SUIT_BITS = SUIT_MASKS.copy()
+_STRENGTH = np.array([(c % RANKS_PER_SUIT + RANKS_PER_SUIT - 1) % RANKS_PER_SUIT
+                      for c in range(NATURAL_CARDS)], dtype=np.int64)
+"""Trick strength within a suit, A high: two = 0 .. king = 11, ace = 12."""
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """Population count of a uint64 (LLVM ``ctpop``: one instruction on x86-64)."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """Trailing zero count of a non-zero uint64 (LLVM ``cttz``)."""
+    if not isinstance(x, types.Integer) or x.bitwidth != 64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(types.uint64), codegen
+
+
+if config.DISABLE_JIT:  # plain Python (coverage runs): the same two bit counts without LLVM
+    def _ctpop(x):
+        return np.uint64(int(x).bit_count())
+
+    def _cttz(x):
+        x = int(x)
+        return np.uint64((x & -x).bit_length() - 1)
+
+
+@njit(cache=True)
+def _popcount(m):
+    """Number of cards in mask ``m``."""
+    return np.int64(_ctpop(np.uint64(m)))
+
+
+@njit(cache=True)
+def _nth_card(m, k):
+    """The ``k``-th (0-based) card of mask ``m``, lowest card id first."""
+    m = np.uint64(m)
+    for _ in range(k):
+        m &= m - _ONE
+    return np.int64(_cttz(m))
+
+
+@njit(cache=True)
+def _random_card(state, m):
+    """A card of the non-empty mask ``m``, uniformly."""
+    return _nth_card(m, below(state, _popcount(m)))
+
+
+@njit(cache=True)
+def _legal(hand, led_suit, first_trick, hearts_broken, lead_card, must_break, ban_mask):
+    """Mask of the cards of ``hand`` that may be played; ``led_suit`` is -1 for a lead."""
+    if led_suit < 0:
+        if first_trick and lead_card >= 0:
+            legal = hand & (_ONE << np.uint64(lead_card))
+        elif must_break and not hearts_broken and (hand & ~_HEARTS_BITS) != _ZERO:
+            legal = hand & ~_HEARTS_BITS
+        else:
+            legal = hand
+    else:
+        legal = hand & _SUIT_BITS[led_suit]
+        if legal == _ZERO:
+            legal = hand
+    if first_trick and ban_mask != _ZERO and (legal & ~ban_mask) != _ZERO:
+        legal &= ~ban_mask
+    return legal
+
+
+@njit(cache=True)
+def _deal_cards(state, n, dealer, deck, work, hands):
+    """Shuffle the cards in play and deal them one at a time from the dealer's left."""
+    work[:] = deck
+    shuffle(state, work)
+    for s in range(n):
+        hands[s] = _ZERO
+    seat = dealer
+    for k in range(len(work)):
+        seat = seat + 1 if seat + 1 < n else 0
+        hands[seat] |= _ONE << np.uint64(work[k])
+
+
+@njit(cache=True)
+def _pass_cards(state, n, offset, hands, passed):
+    """Each seat in turn picks ``PASS_CARDS`` cards uniformly, then all pass at once."""
+    for s in range(n):
+        h = hands[s]
+        pick = _ZERO
+        for _ in range(PASS_CARDS):
+            bit = _ONE << np.uint64(_random_card(state, h))
+            pick |= bit
+            h &= ~bit
+        passed[s] = pick
+    for s in range(n):
+        hands[s] &= ~passed[s]
+    for s in range(n):
+        hands[(s + offset) % n] |= passed[s]
+
+
+@njit(cache=True)
+def _first_leader(n, dealer, lead_card, hands):
+    if lead_card < 0:
+        return (dealer + 1) % n
+    bit = _ONE << np.uint64(lead_card)
+    for s in range(n):
+        if (hands[s] & bit) != _ZERO:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _score_moon(n, taken, moon_mask, moon_points, moon_rule, deal_points):
+    """Apply the moon rule to ``deal_points``; return the shooter's seat or -1."""
+    if moon_rule == MOON_NONE:
+        return -1
+    for s in range(n):
+        if (taken[s] & moon_mask) == moon_mask:
+            deal_points[s] -= moon_points
+            if moon_rule == MOON_OTHERS:
+                for o in range(n):
+                    if o != s:
+                        deal_points[o] += moon_points
+            else:
+                deal_points[s] -= moon_points
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_card, must_break,
+               ban_mask, moon_mask, moon_points, moon_rule, work, hands, dealt, passed, plays,
+               leaders, winners, taken, deal_points):
+    """Play one deal at random; fill the trace arrays and ``deal_points``; return the shooter."""
+    _deal_cards(state, n, dealer, deck, work, hands)
+    for s in range(n):
+        dealt[s] = hands[s]
+        passed[s] = _ZERO
+        taken[s] = _ZERO
+        deal_points[s] = 0
+    offset = pass_offsets[deal_index % len(pass_offsets)]
+    if offset != 0:
+        _pass_cards(state, n, offset, hands, passed)
+    leader = _first_leader(n, dealer, lead_card, hands)
+    broken = False
+    for t in range(len(deck) // n):
+        leaders[t] = leader
+        led = -1
+        best = leader
+        best_strength = -1
+        trick = _ZERO
+        trick_points = 0
+        seat = leader
+        for j in range(n):
+            legal = _legal(hands[seat], led, t == 0, broken, lead_card, must_break, ban_mask)
+            c = _random_card(state, legal)
+            bit = _ONE << np.uint64(c)
+            hands[seat] &= ~bit
+            plays[t, j] = c
+            suit = c // RANKS_PER_SUIT
+            if j == 0:
+                led = suit
+            if suit == led and _STRENGTH[c] > best_strength:
+                best = seat
+                best_strength = _STRENGTH[c]
+            if suit == HEARTS:
+                broken = True
+            trick |= bit
+            trick_points += points[c]
+            seat = seat + 1 if seat + 1 < n else 0
+        winners[t] = best
+        taken[best] |= trick
+        deal_points[best] += trick_points
+        leader = best
+    return _score_moon(n, taken, moon_mask, moon_points, moon_rule, deal_points)
+
+
+@njit(cache=True)
+def _new_trace(n, cards):
+    """Work and trace arrays for deals of ``n`` players with ``cards`` cards in play."""
+    tricks = cards // n
+    return (np.empty(cards, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
+            np.zeros(n, np.uint64), np.zeros((tricks, n), np.int64), np.zeros(tricks, np.int64),
+            np.zeros(tricks, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.int64))
+
+
+@njit(cache=True)
+def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_card, must_break,
+                ban_mask, moon_mask, moon_points, moon_rule, target, max_deals):
+    """Play games ``first_game ..`` to the target score; game ``g`` uses stream ``g`` of ``seed``.
+
+    Returns per game: deals played, final scores, whether the deal cap stopped it; and per deal
+    (all deals of all games, in order): the points of each seat and the moon shooter (-1 none).
+    Seat 0 deals the first deal of every game; the deal passes one seat left after each deal.
+    """
+    length = np.zeros(n_games, np.int64)
+    final = np.zeros((n_games, n), np.int64)
+    capped = np.zeros(n_games, np.bool_)
+    cap = 8 * n_games + 16
+    deal_pts = np.empty((cap, n), np.int16)
+    shooters = np.empty(cap, np.int8)
+    pos = 0
+    work, hands, dealt, passed, plays, leaders, winners, taken, dp = _new_trace(n, len(deck))
+    for g in range(n_games):
+        state = new_state(stream_seed(seed, first_game + g))
+        scores = final[g]
+        d = 0
+        while True:
+            if pos == cap:
+                cap *= 2
+                grown = np.empty((cap, n), np.int16)
+                grown[:pos] = deal_pts[:pos]
+                deal_pts = grown
+                grown_s = np.empty(cap, np.int8)
+                grown_s[:pos] = shooters[:pos]
+                shooters = grown_s
+            shooter = _play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
+                                 must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
+                                 hands, dealt, passed, plays, leaders, winners, taken, dp)
+            top = scores[0] + dp[0]
+            for s in range(n):
+                scores[s] += dp[s]
+                deal_pts[pos, s] = dp[s]
+                top = max(top, scores[s])
+            shooters[pos] = shooter
+            pos += 1
+            d += 1
+            if top >= target:
+                break
+            if d >= max_deals:
+                capped[g] = True
+                break
+        length[g] = d
+    return length, final, capped, deal_pts[:pos].copy(), shooters[:pos].copy()
+
+
+@njit(cache=True)
+def _trace_deal(seed, game, deal_no, n, deck, points, pass_offsets, lead_card, must_break,
+                ban_mask, moon_mask, moon_points, moon_rule, target):
+    """Replay game ``game`` of ``seed`` up to deal ``deal_no`` (0-based) exactly as
+    ``_play_games`` plays it; return that deal's trace, its shooter, the scores before it and the
+    number of deals after which the game had already ended (-1 if it had not)."""
+    work, hands, dealt, passed, plays, leaders, winners, taken, dp = _new_trace(n, len(deck))
+    state = new_state(stream_seed(seed, game))
+    before = np.zeros(n, np.int64)
+    shooter = -1
+    ended = -1
+    for d in range(deal_no + 1):
+        for s in range(n):
+            before[s] += dp[s]
+        if ended < 0 and d > 0 and before.max() >= target:
+            ended = d
+        shooter = _play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
+                             must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
+                             hands, dealt, passed, plays, leaders, winners, taken, dp)
+    return dealt, passed, plays, leaders, winners, taken, dp, shooter, before, ended
+
+
+@njit(cache=True)
+def _legal_kernel(hand, led_suit, first_trick, hearts_broken, lead_card, must_break, ban_mask):
+    """``_legal`` with plain int arguments, for the Python-side legal-move query."""
+    return _legal(np.uint64(hand), led_suit, first_trick, hearts_broken, lead_card, must_break,
+                  np.uint64(ban_mask))

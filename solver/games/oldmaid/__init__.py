@@ -1,0 +1,1 @@
+"""games/oldmaid: see the README's Layout section."""

@@ -1,0 +1,1 @@
+"""games/onecard: see the README's Layout section."""

@@ -1,0 +1,1 @@
+"""pyramid: see the README's Layout section."""

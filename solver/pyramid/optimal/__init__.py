@@ -1,0 +1,1 @@
+"""pyramid/optimal: see the README's Layout section."""

@@ -1,0 +1,326 @@
+"""Minimum-move solutions: ``solve_optimal(deal, rules)``, an exact A* search.
+
+Every move counts one (draw, recycle, pair, overlap pair, king), under any rule variant. The
+kernels are in ``solver.pyramid.optimal.kernel``; this module validates input, runs the winnability search
+first (``solver.pyramid.winnable``: it proves lost deals far faster, and the length of its solution is an
+upper bound that keeps A* from storing longer lines), drives the A* kernel in slices (to check
+the clock and to enlarge its arrays), and turns the move list into steps.
+
+Memory: a stored position costs about ``BYTES_PER_POSITION`` bytes (8 packed position, 4 parent,
+2 moves so far, 5.3 to 10.7 in the hash index of int32 slots kept at most 3/4 full, and 8 for a
+queue entry while it is open; the arrays grow by doubling, so up to twice that just after a
+growth). The default cap on stored positions is the smaller of ``DEFAULT_MAX_POSITIONS`` (about
+1.5 GB) and what fits in the memory this process may still allocate (``solver.core.memory``: the
+address-space limit, the machine's available memory and a cgroup limit, less a margin), and each
+growth of the arrays is checked against that memory again. When the cap is reached, or an
+allocation fails anyway, the answer is "unknown" with reason "memory" and the best lower bound
+proven, never a wrong one and never a crash.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solver.core import memory
+from solver.pyramid.optimal import kernel as K
+from solver.pyramid.deals import check_deal
+from solver.pyramid.layout import DECK_CARDS
+from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.winnable import (
+    REASON_DEPTH,
+    REASON_MEMORY,
+    REASON_STATES,
+    REASON_TIMEOUT,
+    Outcome,
+    SolveResult,
+    Workspace,
+    _concrete_step,
+    max_depth,
+    rule_args,
+    solve_winnable,
+)
+from solver.pyramid.state import MAX_MOVES, PTR_MASK, REC_MASK, START
+
+BYTES_PER_POSITION = 33
+"""Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
+<= 10.7 (int32 slots, at most 3/4 full) + queue entry 8 (two int32, while the position is open)."""
+DEFAULT_MAX_POSITIONS = 40_000_000
+"""Most positions stored by default, however much memory there is: the node arrays stop at 40
+million (560 MB), the index at 2**26 slots (256 MB) and the queue entries at most 512 MB: about
+1.3 GB, 1.5 GB with the brief overlap of old and new arrays while one grows."""
+PEAK_BYTES_PER_POSITION = 40
+"""Memory budgeted per stored position when the default cap is fitted to the memory available:
+``BYTES_PER_POSITION`` plus the old copy of the index while it is being doubled."""
+DEFAULT_WINNABILITY_STATES = 3_000_000
+"""The winnability search that runs first gets at most this many positions (it settles nearly
+every deal far below it); if it runs out, A* goes on without its upper bound."""
+SLICE = 5_000
+"""Expansions per kernel call between clock checks (a few milliseconds)."""
+MAX_F = 2048
+"""Number of f-buckets; a line longer than this is never needed (G stays below 2**15 too)."""
+H_BUCKETS = 64
+"""Bound values with a list of their own in each f-bucket (tie-breaking only)."""
+_INITIAL = 1 << 14
+MIN_POSITIONS = 4 * MAX_MOVES
+"""The smallest cap on stored positions a search accepts."""
+_NO_BOUND = 1 << 40
+
+DEFAULT_RULES = PRESETS["standard"]
+"""The rules used when none are given (the standard rules' defaults, docs/pyramid.md)."""
+
+
+@dataclass
+class OptimalWorkspace:
+    """The A* arrays, reused across searches (they grow on demand, see ``solver.pyramid.optimal.kernel``)."""
+
+    keys: np.ndarray
+    parent: np.ndarray
+    gs: np.ndarray
+    index: np.ndarray
+    e_node: np.ndarray
+    e_next: np.ndarray
+    head: np.ndarray
+    dfs: dict = field(default_factory=dict)
+
+    @classmethod
+    def create(cls, capacity: int = _INITIAL) -> OptimalWorkspace:
+        capacity = max(int(capacity), 2 * MAX_MOVES)
+        slots = 1 << (4 * capacity // 3).bit_length()
+        return cls(keys=np.zeros(capacity, dtype=np.uint64),
+                   parent=np.zeros(capacity, dtype=np.int32),
+                   gs=np.zeros(capacity, dtype=np.uint16),
+                   index=np.full(slots, -1, dtype=np.int32),
+                   e_node=np.zeros(capacity, dtype=np.int32),
+                   e_next=np.zeros(capacity, dtype=np.int32),
+                   head=np.full((MAX_F, H_BUCKETS), -1, dtype=np.int32))
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.keys, self.parent, self.gs, self.index, self.e_node,
+                                      self.e_next, self.head))
+
+    def winnability(self, rules: Rules) -> Workspace:
+        """The winnability search's workspace for ``rules``, created once (it costs ~10 ms)."""
+        key = max_depth(rules)
+        if key not in self.dfs:
+            self.dfs[key] = Workspace.create(rules)
+        return self.dfs[key]
+
+    def reset(self) -> None:
+        """Ready for a new search; arrays that grew large are given back."""
+        if len(self.keys) > 16 * _INITIAL:
+            fresh = OptimalWorkspace.create()
+            fresh.dfs = self.dfs
+            self.__dict__.update(fresh.__dict__)
+        else:
+            self.index.fill(-1)
+            self.head.fill(-1)
+
+    def grow_nodes(self, limit: int) -> bool:
+        """Double the node arrays, up to ``limit`` + room for one expansion; False at the cap or
+        when the new arrays would not fit in the memory left (the arrays are then unchanged)."""
+        return self._grow(("keys", "parent", "gs"), limit)
+
+    def grow_index(self, n_nodes: int) -> bool:
+        """Double the hash index and re-insert the ``n_nodes`` stored positions; False when it
+        would not fit in the memory left (the index is then unchanged)."""
+        if not memory.fits(2 * self.index.nbytes):
+            return False
+        try:
+            index = np.full(2 * len(self.index), -1, dtype=np.int32)
+        except MemoryError:
+            return False
+        K.rehash(index, self.keys, n_nodes)
+        self.index = index
+        return True
+
+    def grow_entries(self, limit: int) -> bool:
+        """Double the queue entries, up to ``limit`` + room for one expansion; False at the cap or
+        when they would not fit in the memory left (the arrays are then unchanged)."""
+        return self._grow(("e_node", "e_next"), limit)
+
+    def _grow(self, names: tuple[str, ...], limit: int) -> bool:
+        """Enlarge the same-length arrays ``names`` together: all of them or none (the kernel
+        trusts the first one's length for all)."""
+        old = [getattr(self, name) for name in names]
+        n = len(old[0])
+        new = min(2 * n, limit + MAX_MOVES)
+        if new <= n or not memory.fits(sum(a.itemsize for a in old) * new):
+            return False
+        try:
+            grown = [np.empty(new, dtype=a.dtype) for a in old]
+        except MemoryError:
+            return False
+        for a, b in zip(old, grown):
+            b[:n] = a
+        for name, b in zip(names, grown):
+            setattr(self, name, b)
+        return True
+
+
+def default_max_positions() -> int:
+    """The default cap on stored positions: ``DEFAULT_MAX_POSITIONS``, or fewer when the memory
+    this process may still allocate holds fewer (``PEAK_BYTES_PER_POSITION`` each)."""
+    fit = memory.budget_bytes() // PEAK_BYTES_PER_POSITION
+    return max(MIN_POSITIONS, min(DEFAULT_MAX_POSITIONS, fit))
+
+
+def load_kernels() -> None:
+    """Load every kernel the searches call (compiling them when numba's cache is cold) by
+    calling each once on a tiny input, so that the time a search reports is its own.
+
+    The argument types are those ``solve_optimal`` passes under any rules (the kernels are
+    compiled once per argument types, not per rule values).
+    """
+    deal = np.arange(DECK_CARDS, dtype=np.int64)
+    rules = DEFAULT_RULES
+    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    ctab = K.class_tables(deal, overlap)
+    K.start_bound(deal, *ctab, START, rec, stock_top_on, goal_all)
+    ws = OptimalWorkspace.create(MIN_POSITIONS)
+    ws.winnability(rules)  # loads the winnability kernel too
+    regs = np.zeros(K.N_REGS, dtype=np.int64)
+    regs[K.R_FREE] = -1
+    regs[K.R_UB] = _NO_BOUND
+    K.astar_run(deal, *ctab, START, rec, overlap, stock_top_on, goal_all, 0, 1, ws.keys,
+                ws.parent, ws.gs, ws.index, ws.e_node, ws.e_next, ws.head, regs)
+    K.rehash(ws.index, ws.keys, 0)
+    K.trace(deal, rec, overlap, stock_top_on, goal_all, ws.keys, ws.parent, -1, 0,
+            np.zeros(1, dtype=np.int64))
+
+
+def _check_start(start, rules: Rules) -> np.uint64:
+    if start is None:
+        return START
+    s = int(start)
+    if not 0 <= s < 1 << 64:
+        raise ValueError(f"start {start!r} is not a packed position (a uint64)")
+    s &= ~(1 << 63)
+    if rules.recycles is None:
+        s &= ~int(REC_MASK)
+    elif (s & int(REC_MASK)) >> 57 > rules.recycles:
+        raise ValueError(f"start has used {(s & int(REC_MASK)) >> 57} recycles, more than the "
+                         f"{rules.recycles} these rules allow")
+    if (s & int(PTR_MASK)) >> 52 > 24:
+        raise ValueError("start has a waste pointer beyond the stock")
+    return np.uint64(s)
+
+
+def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
+                  max_states: int = 0,
+                  timeout: float | None = None, workspace: OptimalWorkspace | None = None,
+                  max_positions: int | None = None) -> SolveResult:
+    """A minimum-move solution of ``deal`` under ``rules``, from its start or from the packed
+    position ``start`` (``solver.pyramid.state.pack_position``).
+
+    ``max_states`` caps the positions expanded (0 = no cap), ``timeout`` the seconds, and
+    ``max_positions`` the positions stored (memory; None = ``default_max_positions()``, fitted
+    to the memory available). When a limit stops the search first the outcome is ``UNKNOWN``,
+    ``reason`` names the limit (``"states"``, ``"timeout"``, ``"memory"``, also when an
+    allocation fails) and ``lower_bound`` is the best lower bound proven (the A* f-value
+    reached); on a win ``solution`` is a shortest list of steps, ``optimal`` is True and
+    ``lower_bound`` is the bound at the start.
+    """
+    deal = check_deal(deal)
+    if not isinstance(rules, Rules):
+        raise ValueError(  # noqa: TRY004 (the project's input errors are ValueErrors)
+            f"rules must be a solver.pyramid.rules.Rules, not {type(rules).__name__}")
+    if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) or max_states < 0:
+        raise ValueError(f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(
+            max_positions, (int, np.integer)) or max_positions < MIN_POSITIONS):
+        raise ValueError(f"max_positions must be an integer >= {MIN_POSITIONS} or None, not "
+                         f"{max_positions!r}")
+    begin = _check_start(start, rules)
+    t0 = time.perf_counter()
+    try:
+        return _search(deal, rules, begin, max_states, timeout, workspace, max_positions, t0)
+    except MemoryError:
+        # an allocation outside the growth points (a workspace, a table): nothing was decided
+        return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0,
+                           reason=REASON_MEMORY)
+
+
+def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: float | None,
+            workspace: OptimalWorkspace | None, max_positions: int | None,
+            t0: float) -> SolveResult:
+    """``solve_optimal`` on checked arguments, its clock started at ``t0``."""
+    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    deadline = None if timeout is None else t0 + timeout
+    ctab = K.class_tables(deal, overlap)
+    h0 = int(K.start_bound(deal, *ctab, begin, rec, stock_top_on, goal_all))
+
+    # 1. winnability: proves lost deals, and gives an upper bound for the others
+    dfs_cap = DEFAULT_WINNABILITY_STATES if max_states == 0 else min(max_states,
+                                                                      DEFAULT_WINNABILITY_STATES)
+    ws = workspace or OptimalWorkspace.create()
+    first = solve_winnable(deal, rules, max_states=dfs_cap, start=int(begin),
+                           workspace=ws.winnability(rules))
+    spent = first.states
+    if first.outcome == Outcome.LOST:
+        return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
+                           optimal=True)
+    if first.reason == REASON_MEMORY:
+        return SolveResult(Outcome.UNKNOWN, states=spent, seconds=time.perf_counter() - t0,
+                           lower_bound=h0, reason=REASON_MEMORY)
+    upper = _NO_BOUND
+    if first.outcome == Outcome.WON:
+        upper = len(first.solution)
+        if upper <= h0:
+            return SolveResult(Outcome.WON, list(first.solution), states=spent,
+                               seconds=time.perf_counter() - t0, optimal=True, lower_bound=h0)
+
+    # 2. A*
+    if max_positions is None:
+        max_positions = default_max_positions()
+    ws.reset()
+    regs = np.zeros(K.N_REGS, dtype=np.int64)
+    regs[K.R_FREE] = -1
+    regs[K.R_UB] = upper
+    a_cap = 0 if max_states == 0 else max(1, max_states - spent)
+    reason = None
+    while reason is None:
+        status = K.astar_run(deal, *ctab, begin, rec, overlap, stock_top_on, goal_all, a_cap, SLICE,
+                             ws.keys, ws.parent, ws.gs, ws.index, ws.e_node, ws.e_next, ws.head,
+                             regs)
+        if status == K.GROW_NODES:
+            if not ws.grow_nodes(max_positions):
+                reason = REASON_MEMORY
+        elif status == K.GROW_INDEX:
+            if not ws.grow_index(int(regs[K.R_NODES])):
+                reason = REASON_MEMORY
+        elif status == K.GROW_ENTRIES:
+            if not ws.grow_entries(max_positions):
+                reason = REASON_MEMORY
+        elif status == K.PAUSED:
+            if deadline is not None and time.perf_counter() >= deadline:
+                reason = REASON_TIMEOUT
+        elif status == K.LIMIT:
+            reason = REASON_STATES
+        else:
+            break
+    states = spent + int(regs[K.R_EXPANDED])
+    seconds = time.perf_counter() - t0
+    if status == K.WON:
+        length = int(regs[K.R_GOAL_LEN])
+        out = np.zeros(length + 1, dtype=np.int64)
+        n = K.trace(deal, rec, overlap, stock_top_on, goal_all, ws.keys, ws.parent,
+                    int(regs[K.R_GOAL_PARENT]), int(regs[K.R_GOAL_MOVE]), out)
+        if n != length or (out[:n] < 0).any():
+            raise RuntimeError("minimum-move search: the path could not be traced (a bug)")
+        steps = [_concrete_step(deal, int(m)) for m in out[:n]]
+        return SolveResult(Outcome.WON, steps, states=states, seconds=seconds, optimal=True,
+                           lower_bound=h0)
+    if status == K.EXHAUSTED and not regs[K.R_INCOMPLETE]:
+        if upper != _NO_BOUND:
+            raise RuntimeError("minimum-move search exhausted below a known solution (a bug)")
+        return SolveResult(Outcome.LOST, states=states, seconds=seconds, optimal=True)
+    lower = max(h0, int(regs[K.R_F]))
+    if upper != _NO_BOUND:
+        lower = min(lower, upper)
+    return SolveResult(Outcome.UNKNOWN, states=states, seconds=seconds, optimal=False,
+                       lower_bound=lower, reason=reason or REASON_DEPTH)

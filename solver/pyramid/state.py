@@ -1,0 +1,416 @@
+"""Packed Pyramid positions and their move generation, as numba kernels over per-deal tables.
+
+A position is one ``uint64``; the deal itself stays outside it (in the per-deal tables)::
+
+    bits  0..27  pyramid: bit p set while the card at position p (apex 0 .. 27) is still there
+    bits 28..51  stock and waste: bit 28+i set while the i-th stock card of the deal (i = 0 is
+                 the stock's top at the start) is still in play, in the stock or in the waste
+    bits 52..56  pointer: the in-play cards with index < pointer form the waste (the highest of
+                 them is the waste top), the others the stock (the lowest is the stock top)
+    bits 57..62  recycles used so far (only counted when recycles are limited; at most 30, so
+                 bit 62 stays free for the search's tag of free-stock positions)
+    bit  63      "after a draw": the last move was a draw or a recycle (concrete search only)
+
+Equal positions pack identically: the pointer is kept canonical, ``1 + index of the waste top``
+(0 with an empty waste), so two ways of reaching the same stock, waste and pyramid give one key;
+with unlimited recycles the recycle count stays 0.
+
+Bit 63 serves a partial-order reduction in the concrete search: a move that uses only pyramid
+cards (a pair of two pyramid cards, an overlap pair, a pyramid king) commutes with a draw or a
+recycle, so every line of play can be reordered to play such moves before the draws around them.
+The concrete generator therefore offers no pyramid-only move straight after a draw or a recycle.
+The bit is part of the key, so a position reached both ways is remembered separately for each.
+
+Two move generators work on this packing:
+
+* *concrete* (``_gen_concrete``): the real moves of docs/pyramid.md with the pointer and the
+  recycle count; used whenever recycles are limited, and by the minimum-move search.
+* *free-stock* (``_gen_free``), for deciding winnability with unlimited recycles: then any stock or
+  waste card can be brought to the top of the waste by drawing and recycling, so the pointer does
+  not matter (it stays 0) and every in-play stock card is available on its own. With goal "all"
+  and the stock top available, two stock cards can be paired exactly when they are neighbours in
+  the in-play order (waste top and stock top). Otherwise stock cards only ever pair with pyramid
+  cards, so stock cards of equal value are interchangeable: only the lowest-index one of each
+  value is offered, which keeps the packed set canonical. ``tests/`` checks these claims against
+  the plain reference solver.
+
+Moves are ints: ``kind | a << 4 | b << 10`` with slots ``a``, ``b`` (0..27 pyramid positions,
+28+i stock card i; ``NO_SLOT`` when unused).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from solver.core.cards import RANK_OF
+from solver.pyramid.layout import (ABOVE, BELOW, COVERED_BY, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
+                           STOCK_CARDS)
+
+PYR_MASK = np.uint64((1 << PYRAMID_CARDS) - 1)
+"""Bits 0..27 of a packed position: the pyramid."""
+STOCK_SHIFT = np.uint64(PYRAMID_CARDS)
+STOCK_MASK = np.uint64(((1 << STOCK_CARDS) - 1) << PYRAMID_CARDS)
+"""Bits 28..51: the stock and waste cards still in play."""
+PTR_SHIFT = np.uint64(52)
+PTR_MASK = np.uint64(0x1F << 52)
+"""Bits 52..56: the canonical pointer (1 + index of the waste top; 0 for an empty waste)."""
+REC_SHIFT = np.uint64(57)
+REC_MASK = np.uint64(0x3F << 57)
+"""Bits 57..62: recycles used."""
+AFTER_DRAW = np.uint64(1 << 63)
+"""Bit 63: the last move was a draw or a recycle (see the module docstring)."""
+START = np.uint64(((1 << PYRAMID_CARDS) - 1) | (((1 << STOCK_CARDS) - 1) << PYRAMID_CARDS))
+"""The position at the start of every deal: all 52 cards in play, empty waste, no recycles."""
+
+DRAW, RECYCLE, KING, PAIR = 0, 1, 2, 3
+"""Move kinds. A PAIR of two pyramid slots is an overlap pair when one covers the other."""
+NO_SLOT = 63
+MAX_MOVES = 256
+"""Room for the moves of one position (at most 28 kings/pairs per card class, far below this)."""
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+def _row_masks() -> np.ndarray:
+    rows = np.zeros(PYRAMID_ROWS, dtype=np.uint64)
+    for r in range(PYRAMID_ROWS):
+        start = r * (r + 1) // 2
+        rows[r] = np.uint64(((1 << (r + 1)) - 1) << start)
+    return rows
+
+
+ROW_MASKS = _row_masks()
+"""``ROW_MASKS[r]``: the pyramid bits of row ``r``."""
+
+
+@njit(cache=True)
+def encode_move(kind, a, b):
+    return kind | (a << 4) | (b << 10)
+
+
+@njit(cache=True)
+def move_kind(m):
+    return m & 0xF
+
+
+@njit(cache=True)
+def move_a(m):
+    return (m >> 4) & 0x3F
+
+
+@njit(cache=True)
+def move_b(m):
+    return (m >> 10) & 0x3F
+
+
+@njit(cache=True)
+def uncovered_mask(pyr):
+    """Pyramid bits of the present cards that no present card covers (row shifts, no loop per card)."""
+    covered = _ZERO
+    for r in range(PYRAMID_ROWS - 1):
+        nxt = pyr & ROW_MASKS[r + 1]
+        covered |= ((nxt >> np.uint64(r + 1)) | (nxt >> np.uint64(r + 2))) & ROW_MASKS[r]
+    return pyr & ~covered
+
+
+@njit(cache=True)
+def lowest_bit_index(x):
+    """Index of the lowest set bit of a non-zero uint64 (one count-trailing-zeros instruction)."""
+    return np.int64(trailing_zeros(np.uint64(x)))
+
+
+@njit(cache=True)
+def highest_bit_below(x, n):
+    """Index of the highest set bit of ``x`` below bit ``n`` (0 <= n <= 63), or -1."""
+    y = np.uint64(x) & ((_ONE << np.uint64(n)) - _ONE)
+    if y == _ZERO:
+        return -1
+    return 63 - np.int64(leading_zeros(y))
+
+
+@njit(cache=True)
+def lowest_bit_from(x, n, limit):
+    """Index of the lowest set bit of ``x`` at or above ``n`` and below ``limit`` (<= 63), or -1."""
+    y = (np.uint64(x) >> np.uint64(n)) << np.uint64(n)
+    y &= (_ONE << np.uint64(limit)) - _ONE
+    if y == _ZERO:
+        return -1
+    return np.int64(trailing_zeros(y))
+
+
+@njit(cache=True)
+def value_masks(val):
+    """``vmask[v]``: pyramid bits of the cards of value ``v``."""
+    vmask = np.zeros(14, dtype=np.uint64)
+    for p in range(PYRAMID_CARDS):
+        vmask[val[p]] |= _ONE << np.uint64(p)
+    return vmask
+
+
+@njit(cache=True)
+def _tables_kernel(deal):
+    """Per-deal tables:
+
+    * ``val[s]``: value 1..13 of the card in slot ``s`` (0..27 pyramid, 28..51 stock).
+    * ``pmates[p]``: pyramid positions holding a card whose value makes 13 with ``p``'s.
+    * ``reach[p]``: those of ``pmates[p]`` that can ever be paired with ``p``: not covered by ``p``
+      and not covering ``p`` (except one directly covering the other: a possible overlap pair).
+    * ``sval[v]``: stock bits (already shifted to bits 28..51) of the stock cards of value ``v``.
+    * ``vmask[v]``: pyramid bits of the cards of value ``v``.
+    * ``pkings``: pyramid bits holding kings; ``skings``: stock bits holding kings.
+    """
+    val = np.empty(52, dtype=np.int64)
+    for s in range(52):
+        val[s] = RANK_OF[deal[s]]
+    vmask = value_masks(val)
+    pmates = np.zeros(PYRAMID_CARDS, dtype=np.uint64)
+    reach = np.zeros(PYRAMID_CARDS, dtype=np.uint64)
+    pkings = vmask[13]
+    for p in range(PYRAMID_CARDS):
+        if val[p] < 13:
+            pmates[p] = vmask[13 - val[p]]
+            apart = ~(np.uint64(BELOW[p]) | np.uint64(ABOVE[p])) | np.uint64(DIRECT[p])
+            reach[p] = pmates[p] & apart
+    sval = np.zeros(14, dtype=np.uint64)
+    skings = _ZERO
+    for i in range(STOCK_CARDS):
+        b = _ONE << np.uint64(PYRAMID_CARDS + i)
+        sval[val[PYRAMID_CARDS + i]] |= b
+        if val[PYRAMID_CARDS + i] == 13:
+            skings |= b
+    return val, pmates, reach, sval, vmask, pkings, skings
+
+
+@njit(cache=True)
+def remove_slot(state, slot):
+    """Clear the bit of ``slot`` (pyramid position or stock card 28+i)."""
+    return state & ~(_ONE << np.uint64(slot))
+
+
+@njit(cache=True)
+def canon_pointer(state, ptr):
+    """Set the pointer field to ``1 + highest in-play index below ptr`` (0 if none)."""
+    stock = (state & STOCK_MASK) >> STOCK_SHIFT
+    w = highest_bit_below(stock, ptr)
+    return (state & ~PTR_MASK) | (np.uint64(w + 1) << PTR_SHIFT)
+
+
+@njit(cache=True)
+def pointer(state):
+    return np.int64((state & PTR_MASK) >> PTR_SHIFT)
+
+
+@njit(cache=True)
+def recycles_used(state):
+    return np.int64((state & REC_MASK) >> REC_SHIFT)
+
+
+@njit(cache=True)
+def waste_top(state):
+    """Index (0..23) of the waste top, or -1 for an empty waste."""
+    return pointer(state) - 1
+
+
+@njit(cache=True)
+def stock_top(state):
+    """Index (0..23) of the stock top, or -1 for an empty stock."""
+    stock = (state & STOCK_MASK) >> STOCK_SHIFT
+    return lowest_bit_from(stock, pointer(state), STOCK_CARDS)
+
+
+@njit(cache=True)
+def apply_concrete(state, m):
+    """The position after move ``m`` (assumed legal) under the concrete rules."""
+    kind = move_kind(m)
+    if kind == DRAW:
+        s = stock_top(state)
+        return (state & ~PTR_MASK) | (np.uint64(s + 1) << PTR_SHIFT) | AFTER_DRAW
+    if kind == RECYCLE:
+        return ((state & ~PTR_MASK) + (_ONE << REC_SHIFT)) | AFTER_DRAW
+    ptr = pointer(state)
+    state = remove_slot(state & ~AFTER_DRAW, move_a(m))
+    if kind == PAIR:
+        state = remove_slot(state, move_b(m))
+    return canon_pointer(state, ptr)
+
+
+@njit(cache=True)
+def is_won(state, goal_all):
+    if goal_all:
+        return (state & (PYR_MASK | STOCK_MASK)) == _ZERO
+    return (state & PYR_MASK) == _ZERO
+
+
+@njit(cache=True)
+def _push_pyramid_pairs(pyr, unc, val, pmates, out, n, overlap):
+    """Pairs of two uncovered pyramid cards, then overlap pairs."""
+    u = unc
+    while u:
+        p = lowest_bit_index(u)
+        u &= u - _ONE
+        mates = pmates[p] & u
+        while mates:
+            q = lowest_bit_index(mates)
+            mates &= mates - _ONE
+            out[n] = encode_move(PAIR, p, q)
+            n += 1
+    if overlap:
+        # covered present cards one of whose covers is uncovered and the other gone
+        cov = pyr & ~unc
+        while cov:
+            p = lowest_bit_index(cov)
+            cov &= cov - _ONE
+            for k in range(2):
+                c = COVERED_BY[p, k]
+                o = COVERED_BY[p, 1 - k]
+                if (unc >> np.uint64(c)) & _ONE and not (pyr >> np.uint64(o)) & _ONE \
+                        and val[p] + val[c] == 13:
+                    out[n] = encode_move(PAIR, c, p)
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def _push_with_card(slot, unc, val, pmates_of_value, out, n):
+    """Pairs of stock/waste card ``slot`` with every uncovered pyramid card making 13 with it."""
+    mates = unc & pmates_of_value
+    while mates:
+        p = lowest_bit_index(mates)
+        mates &= mates - _ONE
+        out[n] = encode_move(PAIR, p, slot)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def push_draw_or_recycle(state, w, s, recycles, out, n):
+    """A draw while the stock (top ``s``) is not empty, else a recycle of a non-empty waste (top
+    ``w``) while recycles are left (``recycles`` = -1: unlimited)."""
+    if s >= 0:
+        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
+        n += 1
+    elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
+        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out):
+    """The legal moves of ``state`` under the concrete rules, into ``out``; returns their number.
+
+    ``recycles`` is the limit (-1 = unlimited). Moves that can never hurt winnability come
+    alone: an uncovered pyramid king, a king on the waste or (stock top available) on the stock.
+    (Not so for move counts: the minimum-move search has its own generator, where a king on the
+    waste or stock top is only offered under goal "pyramid", as drawing over it can be shorter.)
+    Straight after a draw or recycle, pyramid-only moves are left out (the partial-order
+    reduction).
+    """
+    pyr = state & PYR_MASK
+    unc = uncovered_mask(pyr)
+    k = unc & pkings
+    if k:
+        out[0] = encode_move(KING, lowest_bit_index(k), NO_SLOT)
+        return 1
+    w = waste_top(state)
+    s = stock_top(state)
+    if w >= 0 and val[PYRAMID_CARDS + w] == 13:
+        out[0] = encode_move(KING, PYRAMID_CARDS + w, NO_SLOT)
+        return 1
+    if stock_top_on and s >= 0 and val[PYRAMID_CARDS + s] == 13:
+        out[0] = encode_move(KING, PYRAMID_CARDS + s, NO_SLOT)
+        return 1
+    n = 0
+    if not state & AFTER_DRAW:
+        n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
+    if w >= 0:
+        n = _push_with_card(PYRAMID_CARDS + w, unc, val, vmask[13 - val[PYRAMID_CARDS + w]], out, n)
+    if stock_top_on and s >= 0:
+        n = _push_with_card(PYRAMID_CARDS + s, unc, val, vmask[13 - val[PYRAMID_CARDS + s]], out, n)
+        if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
+            out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
+            n += 1
+    return push_draw_or_recycle(state, w, s, recycles, out, n)
+
+
+@njit(cache=True)
+def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, goal_all, out):
+    """Moves in the free-stock abstraction (unlimited recycles; see the module docstring).
+
+    With goal "pyramid" stock cards matter only as partners of pyramid cards, and every one of
+    them is available on its own, so removing stock cards among themselves (a pair of two stock
+    cards, a stock king) can never help: those moves are left out, the stock top option changes
+    nothing, and stock cards of equal value are interchangeable. With goal "all" they are needed.
+    """
+    stock_pairs = stock_top_on and goal_all
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    unc = uncovered_mask(pyr)
+    k = unc & pkings
+    if k:
+        out[0] = encode_move(KING, lowest_bit_index(k), NO_SLOT)
+        return 1
+    if goal_all and (stock & skings):
+        out[0] = encode_move(KING, lowest_bit_index(stock & skings), NO_SLOT)
+        return 1
+    n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
+    u = unc
+    while u:
+        p = lowest_bit_index(u)
+        u &= u - _ONE
+        cand = stock & sval[13 - val[p]]
+        if not stock_pairs and cand:
+            cand &= ~cand + _ONE  # equal values are interchangeable: offer the lowest only
+        while cand:
+            i = lowest_bit_index(cand)
+            cand &= cand - _ONE
+            out[n] = encode_move(PAIR, p, i)
+            n += 1
+    if stock_pairs:
+        st = stock >> STOCK_SHIFT
+        prev = -1
+        while st:
+            i = lowest_bit_index(st)
+            st &= st - _ONE
+            if prev >= 0 and val[PYRAMID_CARDS + prev] + val[PYRAMID_CARDS + i] == 13:
+                out[n] = encode_move(PAIR, PYRAMID_CARDS + prev, PYRAMID_CARDS + i)
+                n += 1
+            prev = i
+    return n
+
+
+@njit(cache=True)
+def apply_free(state, m):
+    """The position after move ``m`` in the free-stock abstraction (pointer stays 0)."""
+    state = remove_slot(state, move_a(m))
+    if move_kind(m) == PAIR:
+        state = remove_slot(state, move_b(m))
+    return state
+
+
+def pack_position(deal, present: int, stock_cards, waste_cards, recycles_used: int,
+                  limited: bool) -> int:
+    """Pack a position given as plain data (pyramid mask, stock and waste card lists in any
+    order, recycles used) into the ``uint64`` layout above. ``limited`` says whether the rules
+    count recycles (with unlimited recycles the count is dropped, as in the search)."""
+    index = {int(c): i for i, c in enumerate(deal[PYRAMID_CARDS:])}
+    state = int(present) & ((1 << PYRAMID_CARDS) - 1)
+    waste_idx = []
+    for c in list(stock_cards) + list(waste_cards):
+        if int(c) not in index:
+            raise ValueError(f"card id {c} is not a stock card of this deal")
+        state |= 1 << (PYRAMID_CARDS + index[int(c)])
+    waste_idx = [index[int(c)] for c in waste_cards]
+    stock_idx = [index[int(c)] for c in stock_cards]
+    if waste_idx and stock_idx and max(waste_idx) > min(stock_idx):
+        raise ValueError("the waste holds a card dealt after a card still in the stock")
+    ptr = max(waste_idx) + 1 if waste_idx else 0
+    state |= ptr << int(PTR_SHIFT)
+    if limited:
+        if not 0 <= recycles_used < 64:
+            raise ValueError(f"recycles used {recycles_used} out of range")
+        state |= recycles_used << int(REC_SHIFT)
+    return state

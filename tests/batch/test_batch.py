@@ -1,0 +1,326 @@
+"""Batch scoring: rows against the single-deal solver, chunking, formats, summaries, resume."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+import solver.batch.run as batch_mod
+from solver.batch.run import BatchInterrupted, plan_batch, run_batch, summarise_file
+from solver.batch.io import (LineSource, SeedSource, deal_texts, lines_digest, parse_seed_range,
+                             read_results)
+from solver.batch.summary import Summary, _median, summary_text
+from solver.batch.work import ChunkTask, solve_chunk
+from solver.pyramid.deals import deal_from_seed, deals_from_seeds, format_deal
+from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.winnable import Outcome, Workspace, solve_winnable
+from solver.core.stats import wilson
+
+
+def rows(path, drop=("ms",)):
+    """The rows of a CSV results file without the timing column."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return [{k: v for k, v in r.items() if k not in drop} for r in reader]
+
+
+def test_rows_agree_with_solve_winnable_under_both_presets():
+    cap = 100_000  # msc has rare deals of ~10**7 positions; the cap keeps the test short
+    for name, rules in PRESETS.items():
+        r = solve_chunk(ChunkTask(0, rules, max_states=cap, seeds=(500, 800)))
+        ws = Workspace.create(rules)
+        assert r.ids.tolist() == list(range(500, 800))
+        for k, seed in enumerate(range(500, 800)):
+            deal = deal_from_seed(seed)
+            assert r.deals[k].tolist() == deal.tolist()
+            single = solve_winnable(deal, rules, max_states=cap, workspace=ws)
+            assert r.outcome[k] == int(single.outcome), (name, seed)
+            assert r.states[k] == single.states, (name, seed)
+        assert (r.ns > 0).all()
+        assert (r.moves == -1).all()
+
+
+def test_a_state_limit_gives_unknown_and_counts_no_more_states():
+    rules = Rules()
+    free = solve_chunk(ChunkTask(0, rules, seeds=(0, 400)))
+    capped = solve_chunk(ChunkTask(0, rules, max_states=50, seeds=(0, 400)))
+    big = free.states > 50
+    assert big.any() and (~big).any()
+    assert (capped.outcome[big] == Outcome.UNKNOWN).all()
+    assert (capped.outcome[~big] == free.outcome[~big]).all()
+    assert (capped.states <= 50).all()
+
+
+def test_deal_text_column_is_format_deal():
+    deals = deals_from_seeds(np.arange(50))
+    assert deal_texts(deals) == [format_deal(d) for d in deals]
+
+
+def test_seed_range_parsing():
+    assert parse_seed_range("0:1000000") == SeedSource(0, 1_000_000)
+    assert parse_seed_range("7:8") == SeedSource(7, 8)
+    for bad in ("5:5", "9:3", "a:b", "-1:4", f"0:{2**63 + 1}", "7"):
+        with pytest.raises(ValueError, match="START"):
+            parse_seed_range(bad)
+
+
+def test_line_source_skips_blank_lines_keeps_line_numbers_and_chunks(tmp_path):
+    p = tmp_path / "deals.txt"
+    texts = [format_deal(deal_from_seed(s)) for s in range(5)]
+    p.write_text(f"{texts[0]}\n\n  \n{texts[1]}\n{texts[2]}\n\n{texts[3]}\n{texts[4]}")
+    src = LineSource(str(p))
+    assert src.total() == 5
+    chunks = list(src.chunks(2))
+    assert [len(c[1]) for c in chunks] == [2, 2, 1]
+    assert [n for _, block, _ in chunks for n, _ in block] == [1, 4, 5, 7, 8]
+    assert chunks[0][2] == lines_digest(chunks[0][1]) != chunks[1][2]
+    r = solve_chunk(ChunkTask(1, Rules(), lines=chunks[1][1]))
+    assert r.ids.tolist() == [5, 7]
+    assert r.deals.tolist() == [deal_from_seed(2).tolist(), deal_from_seed(3).tolist()]
+
+
+def test_empty_deal_file_is_an_error(tmp_path):
+    p = tmp_path / "empty.txt"
+    p.write_text("\n\n")
+    plan = plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
+    with pytest.raises(ValueError, match="holds no deal"):
+        run_batch(plan, jobs=1, progress=False)
+    assert not (tmp_path / "out.csv.parts").exists()  # nothing left behind asking for --resume
+
+
+def test_a_bad_line_names_its_line_number(tmp_path):
+    p = tmp_path / "deals.txt"
+    good = format_deal(deal_from_seed(1))
+    p.write_text(f"{good}\n\n{good.replace('Ac', 'Xx')}\n")
+    plan = plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
+    with pytest.raises(ValueError, match=r"deals.txt line 3: token \d+ 'Xx' is not a card"):
+        run_batch(plan, jobs=1, progress=False)
+
+
+def test_summary_counts_wilson_histogram_and_slowest():
+    s = Summary("seed", top=3)
+    outcome = np.array([1, 1, 0, 2, 1])
+    moves = np.array([30, 32, -1, -1, 30])
+    ms = np.array([0.5, 4.0, 2.0, 9.0, 1.0])
+    s.add(np.arange(10, 15), lambda i: f"deal{i}", outcome, moves, np.array([5, 6, 7, 8, 9]), ms)
+    d = s.to_dict()
+    assert d["outcomes"] == {"won": 3, "lost": 1, "unknown": 1}
+    assert d["win_rate"] == wilson(3, 4)
+    assert d["moves_histogram"] == {"30": 2, "32": 1}
+    assert d["moves"]["median"] == 30 and d["moves"]["mean"] == pytest.approx(92 / 3)
+    assert [x["seed"] for x in d["slowest"]] == [13, 11, 12]
+    assert d["slowest"][0]["deal"] == "deal3" and d["slowest"][0]["outcome"] == "unknown"
+    # merging two halves gives the whole
+    a, b = Summary("seed", top=3), Summary("seed", top=3)
+    a.add(np.arange(10, 12), lambda i: f"deal{i}", outcome[:2], moves[:2], np.array([5, 6]), ms[:2])
+    b.add(np.arange(12, 15), lambda i: f"deal{i + 2}", outcome[2:], moves[2:], np.array([7, 8, 9]),
+          ms[2:])
+    a.merge(Summary.from_state(json.loads(json.dumps(b.state())), top=3))
+    assert a.to_dict() == d
+
+
+def test_median_of_a_histogram():
+    assert _median({1: 1}) == 1
+    assert _median({1: 1, 3: 1}) == 2
+    assert _median({1: 2, 5: 1}) == 1
+
+
+def _fail_after(n_chunks, monkeypatch):
+    """Make the inline executor raise KeyboardInterrupt (a Ctrl-C) after ``n_chunks`` chunks."""
+    calls = {"n": 0}
+    real = batch_mod.solve_chunk
+
+    def flaky(task):
+        calls["n"] += 1
+        if calls["n"] > n_chunks:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(batch_mod, "solve_chunk", flaky)
+
+
+def test_interrupt_keeps_finished_chunks_and_resume_completes(tmp_path, monkeypatch):
+    ref = tmp_path / "ref.csv"
+    run_batch(plan_batch(SeedSource(0, 2000), str(ref), chunk=300), jobs=1, progress=False)
+    out = tmp_path / "out.csv"
+    plan = plan_batch(SeedSource(0, 2000), str(out), chunk=300)
+    _fail_after(3, monkeypatch)
+    with pytest.raises(BatchInterrupted) as e:
+        run_batch(plan, jobs=1, progress=False)
+    assert e.value.done == 900 and e.value.total == 2000
+    parts = tmp_path / "out.csv.parts"
+    assert sorted(p.name for p in parts.glob("part-*.csv")) == [
+        "part-000000.csv", "part-000001.csv", "part-000002.csv"]
+    assert not out.exists()
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="unfinished run"):
+        run_batch(plan, jobs=1, progress=False)  # never silently overwrite finished work
+    other = plan_batch(SeedSource(0, 2000), str(out), Rules(recycles=2), chunk=300)
+    with pytest.raises(ValueError, match="different rules"):
+        run_batch(other, jobs=1, resume=True, progress=False)
+    (parts / "part-000004.csv.tmp-999").write_text("half a chunk")  # a write cut by a kill
+    (tmp_path / "out.csv.tmp-998").write_text("half a join")  # a join cut by a kill
+    d = run_batch(plan, jobs=1, resume=True, progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "ref.csv"]
+    assert d["run"]["resumed_deals"] == 900 and d["run"]["scored_deals"] == 1100
+    assert rows(out) == rows(ref)
+    assert not parts.exists()
+    full = summarise_file(str(ref))
+    for key in ("deals", "outcomes", "win_rate", "states", "moves_histogram"):
+        assert d[key] == full[key]
+
+
+def test_resume_refuses_a_changed_deal_file(tmp_path, monkeypatch):
+    p = tmp_path / "deals.txt"
+    p.write_text("\n".join(format_deal(deal_from_seed(s)) for s in range(12)) + "\n")
+    out = tmp_path / "out.csv"
+    plan = plan_batch(LineSource(str(p)), str(out), chunk=4)
+    _fail_after(2, monkeypatch)
+    with pytest.raises(BatchInterrupted):
+        run_batch(plan, jobs=1, progress=False)
+    monkeypatch.undo()
+    lines = p.read_text().splitlines()
+    lines[1] = format_deal(deal_from_seed(99))
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match="input differs .* chunk 0"):
+        run_batch(plan, jobs=1, resume=True, progress=False)
+    lines[1] = format_deal(deal_from_seed(1))
+    p.write_text("\n".join(lines) + "\n")
+    run_batch(plan, jobs=1, resume=True, progress=False)
+    assert [r["line"] for r in rows(out)] == [str(n) for n in range(1, 13)]
+
+
+def test_parquet_output_matches_csv(tmp_path):
+    import pyarrow.parquet as pq
+
+    run_batch(plan_batch(SeedSource(40, 640), str(tmp_path / "r.csv"), chunk=250), jobs=1,
+              progress=False)
+    run_batch(plan_batch(SeedSource(40, 640), str(tmp_path / "r.parquet"), chunk=250), jobs=1,
+              progress=False)
+    t = pq.read_table(tmp_path / "r.parquet")
+    assert t.column_names == ["seed", "deal", "winnable", "moves", "states", "ms", "outcome",
+                              "reason"]
+    assert t.num_rows == 600 and pq.ParquetFile(tmp_path / "r.parquet").num_row_groups == 3
+    c = rows(tmp_path / "r.csv")
+    p = t.to_pylist()
+    for a, b in zip(c, p):
+        assert int(a["seed"]) == b["seed"] and a["deal"] == b["deal"]
+        assert a["winnable"] == {True: "true", False: "false", None: ""}[b["winnable"]]
+        assert b["moves"] is None and a["moves"] == ""
+        assert int(a["states"]) == b["states"] and a["outcome"] == b["outcome"]
+    assert summarise_file(str(tmp_path / "r.parquet"))["outcomes"] == \
+        summarise_file(str(tmp_path / "r.csv"))["outcomes"]
+
+
+def test_read_results_rejects_other_files(tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a batch results file"):
+        read_results(str(p))
+    p.write_text("seed,deal,winnable,moves,states,ms,outcome\n1,x,true,,5,0.1,maybe\n")
+    _, blocks = read_results(str(p))
+    with pytest.raises(ValueError, match="x.csv line 2: outcome 'maybe' is not one of"):
+        list(blocks)
+    with pytest.raises(ValueError, match="no such file"):
+        read_results(str(tmp_path / "missing.csv"))
+
+
+def test_resume_without_an_interrupted_run_starts_a_new_one(tmp_path):
+    out = tmp_path / "out.csv"
+    d = run_batch(plan_batch(SeedSource(0, 50), str(out)), jobs=1, resume=True, progress=False)
+    assert d["run"]["resumed_deals"] == 0 and d["deals"] == 50
+    assert [int(r["seed"]) for r in rows(out)] == list(range(50))
+
+
+def test_a_deal_out_of_memory_is_unknown_and_the_next_gets_a_fresh_workspace(monkeypatch):
+    import solver.pyramid.optimal.api
+    from solver.batch.run import work as batch_work
+    real = solver.pyramid.optimal.api.solve_optimal
+    workspaces = []
+
+    def starved(deal, rules, workspace=None, **kw):
+        workspaces.append(workspace)
+        if format_deal(deal) == format_deal(deal_from_seed(11)):
+            np.zeros(1)  # the search got this far, then its arrays did not fit
+            raise MemoryError("cannot grow the position arrays")
+        return real(deal, rules, workspace=workspace, **kw)
+
+    batch_work.optimal_workspace(Rules())  # warmed up before the patch, as in a worker
+    monkeypatch.setattr(solver.pyramid.optimal.api, "solve_optimal", starved)
+    r = solve_chunk(ChunkTask(0, Rules(), optimal=True, seeds=(10, 13)))
+    assert r.outcome.tolist()[1] == Outcome.UNKNOWN and r.moves[1] == -1
+    assert r.outcome.tolist()[0] == r.outcome.tolist()[2] == Outcome.WON
+    assert workspaces[0] is workspaces[1] and workspaces[2] is not workspaces[1]
+
+
+def test_workers_load_every_kernel_before_timing():
+    """A fresh process: once a thread has its minimum-move workspace, every minimum-move kernel
+    (A*, bound, trace) is loaded, so no timed deal pays for loading it."""
+    import subprocess
+    import sys
+
+    code = ("from solver.batch.work import optimal_workspace\n"
+            "from solver import optimal_kernel as K\n"
+            "from solver.pyramid.rules import Rules\n"
+            "optimal_workspace(Rules())\n"
+            "kernels = [K.astar_run, K.start_bound, K.class_tables, K.trace]\n"
+            "print([k.__name__ for k in kernels if not k.signatures])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_summary_of_no_rows_has_null_figures(tmp_path):
+    p = tmp_path / "none.csv"
+    p.write_text("seed,deal,winnable,moves,states,ms,outcome\n")
+    d = summarise_file(str(p))
+    assert d["deals"] == 0 and d["win_rate"]["n"] == 0 and d["win_rate"]["p"] is None
+    assert d["states"]["mean"] is None and d["ms"]["mean"] is None
+    text = summary_text(d)
+    assert "no decided deal" in text and "n/a" in text
+
+
+def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
+    """Root reads a mode-000 file anyway, so the refusal is simulated where the file is opened."""
+    import builtins
+
+    import solver.batch.io as batch_io
+
+    p = tmp_path / "locked.txt"
+    p.write_text(format_deal(deal_from_seed(0)) + "\n")
+
+    def refuse(path, *args, **kw):
+        if str(path) == str(p):
+            raise PermissionError(13, "Permission denied", str(path))
+        return builtins.open(path, *args, **kw)
+
+    monkeypatch.setattr(batch_io, "open", refuse, raising=False)
+    with pytest.raises(ValueError, match="deal file .*locked.txt: Permission denied"):
+        plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["locked.txt"]
+
+
+def test_a_worker_killed_mid_chunk_stops_the_run_and_keeps_the_rest(tmp_path, monkeypatch):
+    """A pool worker killed (as the kernel's out-of-memory killer does) would leave its chunk
+    unanswered forever; the run stops with BatchFailed instead, and a resume finishes."""
+    import os
+    import signal
+
+    from solver.batch.run import work as batch_work
+    real = batch_work.deals_from_seeds
+
+    def killed_on_chunk_3(seeds):
+        if seeds[0] == 600:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(seeds)
+
+    monkeypatch.setattr(batch_work, "deals_from_seeds", killed_on_chunk_3)  # forked workers too
+    plan = plan_batch(SeedSource(0, 2000), str(tmp_path / "out.csv"), chunk=200)
+    with pytest.raises(batch_mod.BatchFailed, match="worker process died .*SIGKILL.*--resume"):
+        run_batch(plan, jobs=2, progress=False)
+    assert (tmp_path / "out.csv.parts" / "part-000000.json").exists()
+    monkeypatch.undo()
+    d = run_batch(plan, jobs=2, resume=True, progress=False)
+    assert d["deals"] == 2000 and d["run"]["resumed_deals"] >= 200

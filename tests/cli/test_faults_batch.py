@@ -1,0 +1,377 @@
+"""Every bad input or fault of ``pyramid batch`` and ``pyramid stats``, run as the real command.
+
+The table ``CASES`` names each case; each one must exit with its documented code (2 bad input,
+1 a fault that stopped the run), say why in exactly one short stderr line that names the file,
+line or option, print no traceback, and leave nothing behind on disk. The faults that need a
+real environment (a full disk, a dying Dask scheduler, too little memory) have tests of their own
+below the table.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from solver.pyramid.deals import deal_from_seed, format_deal
+from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid, tree
+
+INPUT, FAULT = 2, 1
+"""The exit codes of ``pyramid batch``: bad input, and a fault that stopped the run."""
+DEALS = "\n".join(format_deal(deal_from_seed(s)) for s in range(6)) + "\n"
+HEADER = "seed,deal,winnable,moves,states,ms,outcome"
+"""The columns of a results file written before the ``reason`` column (still read)."""
+DEAL0 = format_deal(deal_from_seed(0))
+GOOD_ROW = f"0,{DEAL0},true,,17,0.012000,won"
+HUGE = 10_000_000
+"""Characters of a garbage line: its error must not echo it."""
+
+
+def results_csv(tmp: Path, *rows: str) -> Path:
+    """A results file of a good row followed by ``rows`` (line 3 onwards)."""
+    p = tmp / "r.csv"
+    p.write_text("\n".join((HEADER, GOOD_ROW) + rows) + "\n")
+    return p
+
+
+def write(tmp: Path, name: str, data: str | bytes) -> Path:
+    p = tmp / name
+    if isinstance(data, str):
+        p.write_text(data, encoding="utf-8")
+    else:
+        p.write_bytes(data)
+    return p
+
+
+def lock_held(tmp: Path, hold: ExitStack) -> list:
+    """Another run holds the lock of r.csv.parts (this test process takes it)."""
+    parts = tmp / "r.csv.parts"
+    parts.mkdir()
+    fd = os.open(parts, os.O_RDONLY | os.O_DIRECTORY)
+    hold.callback(os.close, fd)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return ["batch", "--seeds", "0:10", "-o", tmp / "r.csv", "-q"]
+
+
+def silent_server(tmp: Path, hold: ExitStack) -> list:
+    """Something that accepts TCP connections but is no Dask scheduler (it never speaks)."""
+    server = hold.enter_context(socket.create_server(("127.0.0.1", 0)))
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    return ["batch", "--seeds", "0:10", "--scheduler", address, "-q", "-o", tmp / "r.csv"]
+
+
+def parquet_results(tmp: Path, keep_bytes: int | None) -> Path:
+    """A real Parquet results file, cut to ``keep_bytes`` bytes (a damaged file)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = tmp / "r.parquet"
+    table = pa.table({"seed": [0], "deal": [DEAL0], "winnable": [True], "moves": [None],
+                      "states": [17], "ms": [0.012], "outcome": ["won"]})
+    pq.write_table(table, p)
+    if keep_bytes is not None:
+        p.write_bytes(p.read_bytes()[:keep_bytes])
+    return p
+
+
+def batch(*args):
+    return lambda tmp, hold: ["batch", *args, "-q"]
+
+
+def batch_out(*args, out="r.csv"):
+    return lambda tmp, hold: ["batch", *args, "-q", "-o", tmp / out]
+
+
+def batch_file(name, data):
+    return lambda tmp, hold: ["batch", "--deal-file", write(tmp, name, data), "-q",
+                              "-o", tmp / "r.csv"]
+
+
+def stats_of(make):
+    return lambda tmp, hold: ["stats", make(tmp)]
+
+
+# (id, make args (tmp_path, ExitStack) -> argv, exit code, what the line must mention)
+CASES = [
+    # --out (item 1, 11)
+    ("out-is-a-directory", lambda tmp, hold: ["batch", "--seeds", "0:10", "-o", tmp, "-q"],
+     INPUT, ("--out", "directory")),
+    ("out-empty", batch("--seeds", "0:10", "-o", ""), INPUT, "--out"),
+    ("out-in-proc", batch("--seeds", "0:10", "-o", "/proc/o.csv"), INPUT, ("--out", "/proc")),
+    ("out-folder-missing", batch_out("--seeds", "0:10", out="no/r.csv"), INPUT,
+     "does not exist"),
+    ("out-exists-without-force",
+     lambda tmp, hold: ["batch", "--seeds", "0:10", "-o", write(tmp, "r.csv", "old"), "-q"],
+     INPUT, "--force"),
+    ("out-unknown-suffix", batch_out("--seeds", "0:10", out="r.xlsx"), INPUT, ("--out", ".xlsx")),
+    ("format-contradicts-suffix", batch_out("--seeds", "0:10", "--format", "csv",
+                                            out="r.parquet"), INPUT, "--format"),
+    ("format-unknown", batch_out("--seeds", "0:10", "--format", "xlsx"), INPUT, "--format"),
+    # options (items 6, 11)
+    ("seeds-without-colon", batch_out("--seeds", "1000"), INPUT, ("--seeds", "START:STOP")),
+    ("seeds-garbage", batch_out("--seeds", "x" * (HUGE // 100)), INPUT, "--seeds"),
+    ("max-states-2**63", batch_out("--seeds", "0:10", "--max-states", 2 ** 63), INPUT,
+     "--max-states"),
+    ("timeout-nan", batch_out("--seeds", "0:10", "--optimal", "--timeout", "nan"), INPUT,
+     "--timeout"),
+    ("timeout-inf", batch_out("--seeds", "0:10", "--optimal", "--timeout", "inf"), INPUT,
+     "--timeout"),
+    ("timeout-negative", batch_out("--seeds", "0:10", "--optimal", "--timeout", "-1"), INPUT,
+     "--timeout"),
+    # deal files (items 5, 9)
+    ("deal-file-missing", lambda tmp, hold: ["batch", "--deal-file", tmp / "none.txt", "-q",
+                                             "-o", tmp / "r.csv"], INPUT, ("none.txt", "no such")),
+    ("deal-file-directory", lambda tmp, hold: ["batch", "--deal-file", tmp, "-q",
+                                               "-o", tmp / "r.csv"], INPUT, "directory"),
+    ("deal-file-dev-null", lambda tmp, hold: ["batch", "--deal-file", "/dev/null", "-q",
+                                              "-o", tmp / "r.csv"], INPUT, "holds no deal"),
+    ("deal-file-binary", batch_file("d.bin", bytes(range(256)) * 4), INPUT, ("d.bin", "UTF-8")),
+    ("deal-file-utf16", batch_file("d16.txt", DEALS.encode("utf-16")), INPUT, "d16.txt"),
+    ("deal-file-latin1", batch_file("d1.txt", "Ac Kd é\n".encode("latin-1")), INPUT, "d1.txt"),
+    ("deal-file-10MB-line", batch_file("big.txt", "x" * HUGE + "\n"), INPUT,
+     ("big.txt line 1", "too long")),
+    ("deal-file-long-token", batch_file("tok.txt", "Zz" * 1000 + "\n"), INPUT, "tok.txt line 1"),
+    ("deal-file-bad-line-3", batch_file("bad.txt", f"{DEAL0}\n\nAc Ac\n"), INPUT,
+     "bad.txt line 3"),
+    # Dask addresses (item 4)
+    ("scheduler-garbage", batch_out("--seeds", "0:10", "--scheduler", "garbage"), INPUT,
+     "--scheduler"),
+    ("scheduler-unknown-scheme", batch_out("--seeds", "0:10", "--scheduler", "foo://x:1"), INPUT,
+     "--scheduler"),
+    ("scheduler-unreachable", batch_out("--seeds", "0:10", "--scheduler", "tcp://127.0.0.1:1"),
+     INPUT, "Dask scheduler"),
+    ("scheduler-not-dask", silent_server, INPUT, "does not answer as a Dask scheduler"),
+    # another run holds the output (item 3)
+    ("output-in-use", lock_held, FAULT, ("another", "r.csv")),
+    # stats (items 7, 8, 9)
+    ("stats-missing", lambda tmp, hold: ["stats", tmp / "none.csv"], INPUT, "none.csv"),
+    ("stats-directory", lambda tmp, hold: ["stats", tmp], INPUT, "directory"),
+    ("stats-png", stats_of(lambda tmp: write(tmp, "x.png", b"\x89PNG\r\n\x1a\n" + bytes(300))),
+     INPUT, "x.png"),
+    ("stats-deal-file", stats_of(lambda tmp: write(tmp, "deals.txt", DEALS)), INPUT,
+     ("deals.txt", "not a batch results file")),
+    ("stats-empty", stats_of(lambda tmp: write(tmp, "e.csv", "")), INPUT, "e.csv"),
+    ("stats-parquet-truncated", stats_of(lambda tmp: parquet_results(tmp, 200)), INPUT,
+     "r.parquet"),
+    ("stats-parquet-garbage", stats_of(lambda tmp: write(tmp, "g.parquet", b"PAR1" + bytes(99))),
+     INPUT, "g.parquet"),
+    ("stats-winnable-contradicts-outcome",
+     stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},false,,5,0.1,won")), INPUT,
+     ("r.csv line 3", "winnable")),
+    ("stats-winnable-maybe", stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},maybe,,5,0.1,won")),
+     INPUT, ("r.csv line 3", "maybe")),
+    ("stats-extra-field", stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},true,,5,0.1,won,x")),
+     INPUT, ("r.csv line 3", "fields")),
+    ("stats-bad-int", stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},true,,5x,0.1,won")),
+     INPUT, ("r.csv line 3", "states")),
+    ("stats-moves-of-a-lost-deal",
+     stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},false,30,5,0.1,lost")), INPUT,
+     ("r.csv line 3", "moves")),
+    ("stats-reason-of-a-won-deal",
+     stats_of(lambda tmp: write(tmp, "n.csv",
+                                f"{HEADER},reason\n1,{DEAL0},true,,5,0.1,won,states\n")),
+     INPUT, ("n.csv line 2", "reason")),
+    ("stats-unknown-without-reason",
+     stats_of(lambda tmp: write(tmp, "n.csv", f"{HEADER},reason\n1,{DEAL0},,,5,0.1,unknown,\n")),
+     INPUT, ("n.csv line 2", "reason")),
+    ("stats-10MB-field", stats_of(lambda tmp: results_csv(tmp, "y" * HUGE)), INPUT,
+     "r.csv line 3"),
+    ("stats-10MB-outcome",
+     stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},true,,5,0.1,{'z' * 100_000}")), INPUT,
+     ("r.csv line 3", "outcome")),
+    ("stats-plot-folder-missing",
+     lambda tmp, hold: ["stats", results_csv(tmp), "--plot", tmp / "no" / "p.png"], INPUT,
+     ("--plot", "does not exist")),
+    ("stats-plot-in-proc", lambda tmp, hold: ["stats", results_csv(tmp), "--plot", "/proc/p.png"],
+     INPUT, "--plot"),
+]
+
+
+@pytest.mark.parametrize("make, code, mentions", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_a_bad_input_or_fault_is_one_clean_line(tmp_path, make, code, mentions):
+    with ExitStack() as hold:
+        args = make(tmp_path, hold)
+        before = tree(tmp_path)
+        proc = run_pyramid(args, cwd=tmp_path, timeout=60)
+        assert_clean_failure(proc, code, mentions)
+        assert proc.stdout == ""
+        assert tree(tmp_path) == before
+
+
+# --------------------------------------------------------------------------- inputs that work
+
+def rows(path: Path) -> list[list[str]]:
+    """The rows of a CSV results file without the ``ms`` column."""
+    lines = path.read_text().splitlines()
+    return [line.split(",")[:5] + line.split(",")[6:] for line in lines]
+
+
+def test_a_fifo_a_pipe_and_a_bom_are_read(tmp_path):
+    """A deal file that can be read only once (a FIFO, a shell's <(...) pipe) and one that starts
+    with a UTF-8 byte-order mark give the same rows as a plain file."""
+    plain = write(tmp_path, "d.txt", DEALS)
+    ref = tmp_path / "ref.csv"
+    assert run_pyramid(["batch", "--deal-file", plain, "-q", "-o", ref]).returncode == 0
+    bom = write(tmp_path, "bom.txt", "\ufeff" + DEALS)
+    proc = run_pyramid(["batch", "--deal-file", bom, "-q", "-o", tmp_path / "b.csv"])
+    assert proc.returncode == 0, proc.stderr
+    assert rows(tmp_path / "b.csv") == rows(ref)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"cat '{plain}' > '{fifo}'"])
+    proc = run_pyramid(["batch", "--deal-file", fifo, "-q", "-o", tmp_path / "f.csv"])
+    writer.wait(timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    assert rows(tmp_path / "f.csv") == rows(ref)
+    r, w = os.pipe()  # what bash's <(cat d.txt) passes: /dev/fd/N, a pipe
+    os.write(w, DEALS.encode())
+    os.close(w)
+    try:
+        proc = subprocess.run([*PYRAMID, "batch", "--deal-file", f"/dev/fd/{r}", "-q", "-o",
+                               str(tmp_path / "p.csv")], pass_fds=(r,), capture_output=True,
+                              text=True, timeout=120)
+    finally:
+        os.close(r)
+    assert proc.returncode == 0, proc.stderr
+    assert rows(tmp_path / "p.csv") == rows(ref)
+
+
+def test_force_replaces_a_finished_file(tmp_path):
+    out = write(tmp_path, "r.csv", "old results")
+    proc = run_pyramid(["batch", "--seeds", "0:10", "-q", "--force", "-o", out])
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().startswith("seed,deal,")
+
+
+def test_stdin_progress_shows_a_count_and_a_rate(tmp_path):
+    proc = run_pyramid(["batch", "--deal-file", "-", "-o", tmp_path / "r.csv"], input=DEALS)
+    assert proc.returncode == 0, proc.stderr
+    last = error_lines(proc.stderr)[-1]
+    assert "6deal" in last.replace(" ", "") and "deal/s" in last, proc.stderr
+
+
+# --------------------------------------------------------------------------- real faults
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 2 MB tmpfs at ``tmp_path / "disk"`` (needs root and mount rights)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs to fill ({mounted.stderr.strip()})")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=True)
+
+
+def grow(disk: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,size=16m", str(disk)], check=True)
+
+
+def test_disk_full_while_scoring_keeps_the_chunks_and_resume_finishes(small_disk):
+    out = small_disk / "r.csv"
+    args = ["batch", "--seeds", "0:20000", "--chunk", "1000", "-j", "1", "-q", "-o", "r.csv"]
+    line = assert_clean_failure(run_pyramid(args, cwd=small_disk), FAULT,
+                                ("No space left", "part-", "--resume"))
+    assert "finished deals are kept in r.csv.parts" in line
+    parts = small_disk / "r.csv.parts"
+    assert len(list(parts.glob("part-*.json"))) >= 1 and not out.exists()
+    assert not list(small_disk.rglob("*.tmp-*"))
+    grow(small_disk)
+    proc = run_pyramid([*args, "--resume"], cwd=small_disk)
+    assert proc.returncode == 0, proc.stderr
+    assert len(out.read_text().splitlines()) == 20001 and not parts.exists()
+
+
+def test_disk_full_while_joining_keeps_the_chunks_and_resume_joins(small_disk):
+    args = ["batch", "--seeds", "0:6000", "--chunk", "1000", "-j", "1", "-q", "-o", "r.csv"]
+    line = assert_clean_failure(run_pyramid(args, cwd=small_disk), FAULT,
+                                ("cannot write r.csv", "No space left", "--resume"))
+    assert "all 6000 deals are scored" in line
+    assert sorted(p.name for p in small_disk.iterdir()) == ["r.csv.parts"]
+    grow(small_disk)
+    (small_disk / "r.csv.tmp-99999999").write_text("half a join cut by a kill")
+    proc = run_pyramid([*args, "--resume", "--json"], cwd=small_disk)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["run"]["resumed_deals"] == 6000
+    assert sorted(p.name for p in small_disk.iterdir()) == ["r.csv"]
+
+
+def local_cluster(n_workers: int):
+    import distributed
+
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False,
+                                    protocol="tcp", host="127.0.0.1", scheduler_port=0,
+                                    dashboard_address=None)  # loopback only
+
+
+def wait_for(condition, proc, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def test_the_dask_scheduler_dying_is_one_line_and_resume_continues(tmp_path):
+    args = ["batch", "--seeds", "0:100000", "--chunk", "1000", "-q", "-o", "r.csv"]
+    parts = tmp_path / "r.csv.parts"
+    with local_cluster(1) as cluster:
+        proc = subprocess.Popen([*PYRAMID, *args, "--scheduler", cluster.scheduler_address],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                cwd=tmp_path)
+        wait_for(lambda: len(list(parts.glob("part-*.json"))) >= 2, proc)
+    stdout, stderr = proc.communicate(timeout=60)
+    proc.stdout, proc.stderr = stdout, stderr
+    line = assert_clean_failure(proc, FAULT, ("lost the Dask scheduler", "--resume"))
+    assert "kept in" in line
+    proc = run_pyramid([*args, "--resume", "--json"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    run = json.loads(proc.stdout)["run"]
+    assert run["resumed_deals"] >= 2000 and run["resumed_deals"] + run["scored_deals"] == 100000
+
+
+def test_a_run_waiting_for_dask_workers_says_so_even_quiet(tmp_path):
+    with local_cluster(0) as cluster:
+        proc = subprocess.Popen([*PYRAMID, "batch", "--seeds", "0:10", "-q", "-o",
+                                 str(tmp_path / "r.csv"), "--scheduler",
+                                 cluster.scheduler_address],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = proc.stderr.readline()
+        proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=60)
+    assert first.strip() == f"waiting for Dask workers at {cluster.scheduler_address} (none is " \
+                            f"connected yet)"
+    assert proc.returncode == 130 and "Traceback" not in rest, rest
+    assert not (tmp_path / "r.csv.parts").exists()
+
+
+ADDRESS_SPACE = 600 << 20
+"""The address-space limit of the out-of-memory test: Python, numpy and numba start and load
+their kernels in it (about 470 MB of address space), but the minimum-move search of seed 1834
+(11 million positions, 580 MB when it can) runs out of it within a second or two."""
+
+
+def test_a_deal_out_of_memory_is_unknown_and_the_run_finishes(tmp_path):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+    out = tmp_path / "r.csv"
+    proc = run_pyramid(["batch", "--seeds", "1834:1835", "--optimal", "-j", "1", "-q", "--json",
+                        "-o", out], preexec_fn=limit, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout)
+    assert summary["outcomes"] == {"won": 0, "lost": 0, "unknown": 1}
+    assert summary["unknown_reasons"] == {"memory": 1}
+    assert out.read_text().splitlines()[1].endswith(",unknown,memory")

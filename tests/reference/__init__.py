@@ -1,0 +1,1 @@
+"""Plain, obviously correct references that the fast code must agree with."""
