@@ -27,6 +27,7 @@ import sys
 import click
 
 from cli.common import SEED
+from solver.core.extras import DISTRIBUTION
 
 EXIT_USAGE = 2
 """Bad input: a usage error or a value the command refuses."""
@@ -239,7 +240,7 @@ class PyramidGroup(click.Group):
 
 @click.group(cls=PyramidGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy={"batch": "cli.batch", "stats": "cli.batch"})
-@click.version_option(package_name="pyramid")
+@click.version_option(package_name=DISTRIBUTION)
 def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""
 
