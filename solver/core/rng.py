@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.core.validate import check_int
+
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 """SplitMix64's increment (2**64 / golden ratio, odd)."""
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -85,8 +87,5 @@ def new_state(seed):
 
 def check_seed(seed: int) -> int:
     """Validate a user seed: an int in 0 .. 2**63 - 1. Raises ``ValueError`` otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an integer, not {seed!r}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"seed {seed} is out of range 0..{MAX_SEED}")
-    return int(seed)
+    return check_int(seed, f"seed must be an integer, not {seed!r}", 0, MAX_SEED,
+                     f"seed {seed} is out of range 0..{MAX_SEED}")

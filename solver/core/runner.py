@@ -12,14 +12,18 @@ game order: the same seed gives the same records whatever ``jobs`` is.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing as mp
 import os
+import queue
 import signal
+import sys
 import threading
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
+
+from solver.core.validate import check_int
 
 ChunkFn = Callable[[int, int, int, dict], dict]
 
@@ -30,6 +34,11 @@ MAX_GAMES = 100_000_000
 IN_FLIGHT_PER_WORKER = 2
 """Chunks handed to the pool per worker at a time: enough to keep every worker busy, few enough
 that Ctrl-C (or an error) has almost nothing queued to cancel."""
+WORKER_CHECK_SECONDS = 0.2
+"""While waiting for a result, the pool's workers are checked this often (a worker killed by a
+signal leaves its task unanswered for ever)."""
+PR_SET_PDEATHSIG = 1
+"""Linux ``prctl`` option: the signal a process gets when its parent dies."""
 
 
 def default_jobs() -> int:
@@ -51,90 +60,130 @@ def check_jobs(jobs: int | None) -> int:
 
 def check_games(games: int, what: str = "games") -> int:
     """``games`` as an int in 1 .. ``MAX_GAMES``. Raises ``ValueError`` naming the bounds."""
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)):
-        raise ValueError(f"the number of {what} must be an integer, not {games!r}")
-    if not 1 <= games <= MAX_GAMES:
-        raise ValueError(f"the number of {what} must be 1 .. {MAX_GAMES:,}, not {games}")
-    return int(games)
+    return check_int(games, f"the number of {what} must be an integer, not {games!r}", 1, MAX_GAMES,
+                     f"the number of {what} must be 1 .. {MAX_GAMES:,}, not {games}")
 
 
-def ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on
-    it (it cancels the queued chunks and ends the workers)."""
+class WorkerDied(RuntimeError):
+    """A worker process of the pool died (killed by a signal, e.g. by the kernel's out-of-memory
+    killer); the task it was running would never finish."""
+
+
+def _start_worker(close_fds: tuple, initializer: Callable | None, initargs: tuple) -> None:
+    """Every pool worker's initializer: it leaves Ctrl-C to the parent (which cancels the queued
+    tasks and ends the workers), dies with the parent (Linux) rather than linger, closes the
+    inherited file descriptors ``close_fds`` (a forked worker must not keep, say, the parent's
+    lock alive), then runs ``initializer(*initargs)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for fd in close_fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):  # pragma: no cover - best effort
+            pass
+    if initializer is not None:
+        initializer(*initargs)
 
 
-@contextlib.contextmanager
-def deferred_interrupts():
-    """Hold Ctrl-C back while a chunk runs in this process; yields a function that raises the
-    ``KeyboardInterrupt`` between chunks if one came.
-
-    A KeyboardInterrupt raised in the middle of numba loading or running a kernel can leave the
-    process to die of a segmentation fault on the way out; between chunks it is safe. A chunk
-    takes well under a second, so Ctrl-C still answers at once. Outside the main thread, or when
-    SIGINT is not Python's usual handler (ignored, say), nothing changes.
-    """
-    pending: list[int] = []
-
-    def check() -> None:
-        if pending:
-            raise KeyboardInterrupt
-
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield check
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
-    try:
-        yield check
-    finally:
-        signal.signal(signal.SIGINT, previous)
+def _check_workers(workers: list) -> None:
+    """Raise ``WorkerDied`` if one of ``workers`` has died: the pool would start a new one, but
+    the task it was running would never come back."""
+    for w in workers:
+        if not w.is_alive():
+            how = (f"killed by {signal.Signals(-w.exitcode).name}" if w.exitcode and w.exitcode < 0
+                   else f"exit code {w.exitcode}")
+            raise WorkerDied(f"a worker process died ({how}; the system may have run out of "
+                             f"memory)")
 
 
-def make_pool(jobs: int) -> ProcessPoolExecutor:
-    """A pool of ``jobs`` worker processes that leave Ctrl-C to the parent."""
+def _run_inline(fn: Callable, tasks: Iterable[tuple]) -> Iterator:
+    """``fn(*task)`` for each task in this process; Ctrl-C is raised between tasks
+    (``deferred_interrupts``)."""
+    with deferred_interrupts() as check_interrupt:
+        for args in tasks:
+            check_interrupt()  # a Ctrl-C that came while the caller used the last result
+            result = fn(*args)
+            check_interrupt()
+            yield result
+        check_interrupt()
+
+
+def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, close_fds: tuple,
+              initializer: Callable | None, initargs: tuple) -> Iterator:
+    """``run_tasks`` over ``jobs`` worker processes (see there)."""
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context(method),
-                               initializer=ignore_interrupts)
-
-
-def stop_pool(pool: ProcessPoolExecutor, before: set) -> None:
-    """Cancel every queued chunk and end the pool's workers at once (not after their chunks)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    workers = [p for p in mp.active_children() if p not in before]
-    for p in workers:
-        p.terminate()
-    for p in workers:
-        p.join()
-
-
-def run_in_pool(run_chunk: ChunkFn, seed: int, params: dict, spans: list[tuple[int, int]],
-                jobs: int, parts: list, bar) -> None:
-    """Play ``spans`` in ``jobs`` worker processes, at most ``IN_FLIGHT_PER_WORKER * jobs``
-    chunks queued at a time, filling ``parts`` in span order. On Ctrl-C or any error the queued
-    chunks are cancelled and the workers ended before the exception goes on."""
     before = set(mp.active_children())
-    pool = make_pool(jobs)
+    pool = mp.get_context(method).Pool(
+        jobs, initializer=_start_worker,
+        initargs=(close_fds if method == "fork" else (), initializer, initargs))
+    workers = [p for p in mp.active_children() if p not in before]
+    finished: queue.Queue = queue.Queue()
+    tasks = iter(tasks)
+    ready: dict[int, object] = {}
+    submitted = yielded = 0
+    more = True
     try:
-        todo = iter(enumerate(spans))
-        running: dict = {}
-        limit = IN_FLIGHT_PER_WORKER * jobs
         while True:
-            for k, (start, n) in todo:
-                running[pool.submit(run_chunk, seed, start, n, params)] = k
-                if len(running) >= limit:
+            while more and submitted - yielded < IN_FLIGHT_PER_WORKER * jobs:
+                args = next(tasks, None)
+                if args is None:
+                    more = False
                     break
-            if not running:
+                pool.apply_async(fn, args, callback=functools.partial(_put, finished, submitted),
+                                 error_callback=functools.partial(_put, finished, submitted))
+                submitted += 1
+            if yielded == submitted:
                 break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                k = running.pop(fut)
-                parts[k] = fut.result()
-                bar.update(spans[k][1])
-    except BaseException:
-        stop_pool(pool, before)
-        raise
-    pool.shutdown(wait=True)
+            while True:
+                try:
+                    k, item = finished.get(timeout=WORKER_CHECK_SECONDS)
+                    break
+                except queue.Empty:
+                    _check_workers(workers)
+            if isinstance(item, BaseException):
+                raise item
+            ready[k] = item
+            while ready:
+                k = yielded if ordered else next(iter(ready))
+                if k not in ready:
+                    break
+                yielded += 1
+                yield ready.pop(k)
+        pool.close()
+        pool.join()
+    finally:
+        pool.terminate()
+
+
+def _put(finished: queue.Queue, k: int, item) -> None:
+    finished.put((k, item))
+
+
+def run_tasks(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, *, ordered: bool = False,
+              close_fds: tuple = (), initializer: Callable | None = None,
+              initargs: tuple = ()) -> Iterator:
+    """``fn(*task)`` for every task of ``tasks``, run by ``jobs`` worker processes; yields the
+    results as they finish (in task order with ``ordered``).
+
+    ``fn`` must be a picklable top-level function. ``tasks`` is read lazily: at most
+    ``IN_FLIGHT_PER_WORKER * jobs`` tasks are queued or waiting to be yielded at a time. With
+    ``jobs == 1`` the tasks run in this process (``initializer`` is not called). Workers ignore
+    Ctrl-C, die with this process (Linux), close the inherited file descriptors ``close_fds``
+    (when forked) and then run ``initializer(*initargs)``.
+
+    A task's exception is raised here as it is. A worker that dies (killed by a signal, as the
+    out-of-memory killer does) raises ``WorkerDied`` within ``WORKER_CHECK_SECONDS``. On Ctrl-C,
+    an error, or when the caller stops iterating (``close()``), the queued tasks are dropped and
+    the workers ended at once, not after their tasks.
+    """
+    jobs = check_jobs(jobs)
+    if jobs == 1:
+        return _run_inline(fn, tasks)
+    return _run_pool(fn, tasks, jobs, ordered, tuple(close_fds), initializer, initargs)
 
 
 def run_games(run_chunk: ChunkFn, seed: int, games: int, params: dict, jobs: int | None = 1,
@@ -152,14 +201,14 @@ def run_games(run_chunk: ChunkFn, seed: int, games: int, params: dict, jobs: int
     bar = tqdm(total=games, desc=desc, unit="game", disable=not progress, leave=False,
                dynamic_ncols=True)
     try:
-        if jobs == 1 or len(spans) == 1:
-            with deferred_interrupts() as check_interrupt:
-                for k, (start, n) in enumerate(spans):
-                    parts[k] = run_chunk(seed, start, n, params)
-                    bar.update(n)
-                    check_interrupt()
-        else:
-            run_in_pool(run_chunk, seed, params, spans, min(jobs, len(spans)), parts, bar)
+        results = run_tasks(run_chunk, ((seed, start, n, params) for start, n in spans),
+                            min(jobs, len(spans)), ordered=True)
+        try:
+            for k, part in enumerate(results):
+                parts[k] = part
+                bar.update(spans[k][1])
+        finally:
+            results.close()
     finally:
         bar.close()
     keys = parts[0].keys()

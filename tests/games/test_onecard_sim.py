@@ -9,7 +9,7 @@ from solver.games.onecard import sim as onecard_sim
 from solver.games.onecard.engine import MAX_BID, MIN_BID, TARGET, OneCardRules, game_winner
 from solver.games.onecard.sim import (RC_BID, RC_BIDDER, RC_CAPTURED, RC_DEALER, RC_LAST, RC_LEADER,
                                 RC_LEFT, RC_ONE_CARD, RC_SCORED, RC_SWITCH, RC_TRUMP, first_round,
-                                run_chunk, simulate, simulate_records, summarize)
+                                run_chunk, simulate, simulate_records, summarise)
 
 CONFIGS = [(2, True), (3, True), (4, True), (2, False), (3, False), (4, False)]
 
@@ -152,7 +152,7 @@ def test_chunk_grows_its_round_buffer_beyond_the_first_guess(monkeypatch):
 def test_summary_statistics():
     players = 3
     rec = simulate_records(8, 4000, players)
-    res = summarize(rec, players, seed=8)
+    res = summarise(rec, players, seed=8)
     rr = rec["round_record"].astype(np.int64)
     assert res["games"] == 4000 and res["rounds"] == len(rr) == rec["rounds"].sum()
     assert sum(s["win_rate"]["p"] for s in res["seats"]) == pytest.approx(1.0)

@@ -26,6 +26,7 @@ from solver.games.duizenden.options import (  # noqa: F401 - re-exported
 from solver.core.rng import check_seed
 from solver.core.runner import run_games
 from solver.core.stats import histogram, mean_ci, wilson
+from solver.core.validate import check_int
 
 END_NAMES = {END_OUT: "out", END_EXHAUSTED: "stock exhausted", END_TURN_LIMIT: "turn limit"}
 
@@ -91,11 +92,9 @@ def find_variants(names, penalty: int = DEFAULT_PENALTY) -> Variants:
 
 
 def check_players(players: int) -> int:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-        raise ValueError(f"players must be an integer, not {players!r}")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"Duizenden is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
-    return int(players)
+    return check_int(players, f"players must be an integer, not {players!r}",
+                     MIN_PLAYERS, MAX_PLAYERS,
+                     f"Duizenden is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
 
 
 def _check_variants(variants: Variants | None) -> Variants:
@@ -219,8 +218,7 @@ def simulate(seed: int, games: int, players: int, variants: Variants | None = No
     seed = check_seed(seed)
     players = check_players(players)
     variants = _check_variants(variants)
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"the number of games must be a positive integer, not {games!r}")
+    games = check_int(games, f"the number of games must be a positive integer, not {games!r}", 1)
     if not 1 <= max_rounds <= MAX_MAX_ROUNDS:
         raise ValueError(f"max_rounds must be 1..{MAX_MAX_ROUNDS}, not {max_rounds}")
     params = {"players": players, "flags": variants.flags, "penalty": variants.penalty,

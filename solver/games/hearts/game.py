@@ -34,6 +34,7 @@ from solver.games.hearts.rules import (  # noqa: F401 - re-exported
 from solver.core.rng import check_seed
 from solver.core.runner import run_games
 from solver.core.stats import histogram, mean_ci, wilson
+from solver.core.validate import check_int
 
 _MOON_CODE = {"none": K.MOON_NONE, "others": K.MOON_OTHERS, "subtract": K.MOON_SUBTRACT}
 
@@ -58,18 +59,15 @@ class HeartsRules:
     def __post_init__(self) -> None:
         preset = find_preset(self.game)
         object.__setattr__(self, "game", preset.name)
-        if isinstance(self.players, bool) or not isinstance(self.players, (int, np.integer)) \
-                or not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise ValueError(f"{preset.title} takes {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                             f"not {self.players!r}")
+        check_int(self.players, f"{preset.title} takes {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                  f"not {self.players!r}", MIN_PLAYERS, MAX_PLAYERS)
         if self.moon is None:
             object.__setattr__(self, "moon", preset.moon_rules[0])
         if self.moon not in preset.moon_rules:
             raise ValueError(f"{preset.title} has no moon rule {self.moon!r} "
                              f"(choose from {', '.join(preset.moon_rules)})")
-        if isinstance(self.target, bool) or not isinstance(self.target, (int, np.integer)) \
-                or not 1 <= self.target <= MAX_TARGET:
-            raise ValueError(f"the target score must be 1..{MAX_TARGET}, not {self.target!r}")
+        check_int(self.target, f"the target score must be 1..{MAX_TARGET}, not {self.target!r}",
+                  1, MAX_TARGET)
 
     @property
     def preset(self) -> Preset:
@@ -214,9 +212,8 @@ def play_games(rules: HeartsRules, games: int, seed: int = 0, jobs: int | None =
     if not isinstance(rules, HeartsRules):
         raise ValueError("rules must be a HeartsRules")
     seed = check_seed(seed)
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games <= 0:
-        raise ValueError(f"the number of games must be a positive integer, not {games!r}")
-    return run_games(run_chunk, seed, int(games), {"rules": rules}, jobs, progress,
+    games = check_int(games, f"the number of games must be a positive integer, not {games!r}", 1)
+    return run_games(run_chunk, seed, games, {"rules": rules}, jobs, progress,
                      desc=rules.game)
 
 
@@ -288,8 +285,7 @@ def _mask_cards(m) -> list[int]:
 def trace_deal(rules: HeartsRules, seed: int = 0, deal: int = 1) -> DealTrace:
     """Deal number ``deal`` (1-based) of game 0 of ``simulate --seed seed``, played at random."""
     seed = check_seed(seed)
-    if isinstance(deal, bool) or not isinstance(deal, (int, np.integer)) or deal < 1:
-        raise ValueError(f"the deal number must be a positive integer, not {deal!r}")
+    deal = check_int(deal, f"the deal number must be a positive integer, not {deal!r}", 1)
     if deal > MAX_DEALS:
         raise ValueError(f"the deal number must be at most {MAX_DEALS}")
     dealt, passed, plays, leaders, winners_, _, dp, shooter, before, ended = K._trace_deal(

@@ -28,6 +28,7 @@ from numba import njit
 from solver.core.cards import (CLUBS, JACK, JOKER_RED, NATURAL_CARDS, QUEEN, RANKS_PER_SUIT,
                           card_rank, format_card, is_joker, is_red, make_card)
 from solver.core.rng import below, check_seed, new_state, shuffle, stream_seed
+from solver.core.validate import check_int
 
 GAME_NAME = "old-maid"
 """The game's name in commands and JSON."""
@@ -149,25 +150,17 @@ def find_rules(variants: Iterable[str] | str | None = ()) -> OldMaidRules:
 
 
 def check_players(players: int) -> int:
-    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
-        raise ValueError(f"players must be an integer, not {players!r}")
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ValueError(f"Old Maid is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                         f"not {players}")
-    return int(players)
+    return check_int(players, f"players must be an integer, not {players!r}",
+                     MIN_PLAYERS, MAX_PLAYERS,
+                     f"Old Maid is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {players}")
 
 
 def check_count(value: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, not {value!r}")
-    return int(value)
+    return check_int(value, f"{what} must be a positive integer, not {value!r}", 1)
 
 
 def check_dealer(dealer: int, players: int) -> int:
-    if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) \
-            or not 0 <= dealer < players:
-        raise ValueError(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
-    return int(dealer)
+    return check_int(dealer, f"dealer must be a seat 0..{players - 1}, not {dealer!r}", 0, players - 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -415,8 +408,7 @@ class OldMaidGame:
 def game_seed(seed: int, index: int) -> int:
     """The seed of game ``index`` of a simulation run with ``seed``."""
     check_seed(seed)
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or index < 0:
-        raise ValueError(f"game index must be a non-negative integer, not {index!r}")
+    index = check_int(index, f"game index must be a non-negative integer, not {index!r}", 0)
     return int(stream_seed(seed, index))
 
 

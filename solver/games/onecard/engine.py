@@ -34,6 +34,7 @@ from numba import njit
 from solver.core.cards import (ACE, DIAMONDS, JOKER_RED, RANK_OF, SUIT_OF, SUITS, format_card,
                           make_card)
 from solver.core.rng import below, shuffle
+from solver.core.validate import check_int
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 GAME_NAME = "one-card"
@@ -121,11 +122,9 @@ class OneCardRules:
     joker: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, bool) or not isinstance(self.players, (int, np.integer)):
-            raise ValueError(f"players must be an integer, not {self.players!r}")
-        if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
-            raise ValueError(f"One Card is for {MIN_PLAYERS} to {MAX_PLAYERS} players, "
-                             f"not {self.players}")
+        check_int(self.players, f"players must be an integer, not {self.players!r}",
+                  MIN_PLAYERS, MAX_PLAYERS,
+                  f"One Card is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {self.players}")
 
     @property
     def joker_card(self) -> int:

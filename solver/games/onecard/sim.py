@@ -26,6 +26,7 @@ from solver.games.onecard.engine import (_BIT, _ZERO, DECK_SIZE, MAX_BID, MAX_BI
 from solver.core.rng import below, check_seed, new_state, stream_seed
 from solver.core.runner import DEFAULT_CHUNK, run_games
 from solver.core.stats import mean_ci, wilson
+from solver.core.validate import check_int
 
 # Columns of a round record (int16), seats relative to the round's dealer.
 RC_DEALER, RC_BIDDER, RC_BID, RC_TRUMP, RC_LEADER, RC_SWITCH, RC_LAST, RC_ONE_CARD, \
@@ -179,7 +180,7 @@ def simulate_records(seed: int, games: int, players: int = 4, joker: bool = True
                      desc="one-card games")
 
 
-def summarize(records: dict, players: int, joker: bool = True, seed: int | None = None) -> dict:
+def summarise(records: dict, players: int, joker: bool = True, seed: int | None = None) -> dict:
     """The statistics of a simulation, every rate and mean with its 95% interval."""
     rules = OneCardRules(players, joker)
     n = rules.players
@@ -223,9 +224,9 @@ def summarize(records: dict, players: int, joker: bool = True, seed: int | None 
 
 def simulate(seed: int, games: int, players: int = 4, joker: bool = True,
              jobs: int | None = 1, progress: bool = False) -> dict:
-    """Simulate ``games`` random-play games of One Card and return ``summarize``'s statistics."""
+    """Simulate ``games`` random-play games of One Card and return ``summarise``'s statistics."""
     records = simulate_records(seed, games, players, joker, jobs, progress)
-    return summarize(records, players, joker, seed)
+    return summarise(records, players, joker, seed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -295,8 +296,7 @@ def _first_round(seed, game, n, deck, joker, hands0, cap, pts, scored, res, bid_
 def first_round(seed: int, players: int = 4, joker: bool = True, game: int = 0) -> RoundLog:
     """The deal and the random play of the first round of game ``game`` of ``simulate(seed, ...)``."""
     seed = check_seed(seed)
-    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or game < 0:
-        raise ValueError(f"the game number must be a non-negative integer, not {game!r}")
+    game = check_int(game, f"the game number must be a non-negative integer, not {game!r}", 0)
     rules = OneCardRules(players, joker)
     n = rules.players
     hands0, cap = np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.uint64)
