@@ -100,6 +100,33 @@ def _check_workers(workers: list) -> None:
                              f"memory)")
 
 
+@contextlib.contextmanager
+def deferred_interrupts():
+    """Hold Ctrl-C back while a chunk runs in this process; yields a function that raises the
+    ``KeyboardInterrupt`` between chunks if one came.
+
+    A KeyboardInterrupt raised in the middle of numba loading or running a kernel can leave the
+    process to die of a segmentation fault on the way out; between chunks it is safe. A chunk
+    takes well under a second, so Ctrl-C still answers at once. Outside the main thread, or when
+    SIGINT is not Python's usual handler (ignored, say), nothing changes.
+    """
+    pending: list[int] = []
+
+    def check() -> None:
+        if pending:
+            raise KeyboardInterrupt
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield check
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+    try:
+        yield check
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _run_inline(fn: Callable, tasks: Iterable[tuple]) -> Iterator:
     """``fn(*task)`` for each task in this process; Ctrl-C is raised between tasks
     (``deferred_interrupts``)."""
