@@ -9,9 +9,10 @@ import pytest
 from reference import onecard as ref
 from solver.core.cards import CLUBS, DIAMONDS, HEARTS, SPADES, format_card, mask_of, parse_card, parse_cards
 from solver.games.onecard.engine import (EUCHRE_SUIT_MASKS, JOKER_CARD, MAX_BID, NO_JOKER_CARD, ROUND_POINTS,
-                            OneCardRules, _pick, captured_points, game_winner, led_suit,
+                            OneCardRules, captured_points, game_winner, led_suit,
                             legal_cards, round_score, trick_winner)
 from solver.games.onecard.sim import first_round
+from solver.core.bits import random_bit
 from solver.core.rng import new_state
 
 RJ = JOKER_CARD
@@ -339,7 +340,7 @@ def test_game_ends_at_30_highest_total_wins_a_tie_at_the_top_plays_on():
 def test_random_card_choice_is_uniform_among_the_legal_cards():
     legal_mask = np.uint64(mask_of(parse_cards("9c Ac Kd Th Qs")))
     state = new_state(11)
-    counts = Counter(format_card(int(_pick(state, legal_mask))) for _ in range(20000))
+    counts = Counter(format_card(int(random_bit(state, legal_mask))) for _ in range(20000))
     assert set(counts) == {"9c", "Ac", "Kd", "Th", "Qs"}
     chi2 = sum((k - 4000) ** 2 / 4000 for k in counts.values())
     assert chi2 < 18.5   # 4 degrees of freedom, p = 0.001

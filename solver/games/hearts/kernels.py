@@ -27,12 +27,11 @@ three cards passed, each card played) is uniform over the legal cards, drawn wit
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import config, njit, types
-from numba.core.extending import intrinsic
+from numba import njit
 
 from solver.core.cards import HEARTS, NATURAL_CARDS, RANKS_PER_SUIT, SUIT_MASKS
-from solver.core.rng import below, new_state, shuffle, stream_seed
+from solver.core.bits import deal_round_robin, random_bit
+from solver.core.rng import new_state, stream_seed
 
 PASS_CARDS = 3
 """Cards every player passes in a deal with passing."""
@@ -46,60 +45,6 @@ _SUIT_BITS = SUIT_MASKS.copy()
 _STRENGTH = np.array([(c % RANKS_PER_SUIT + RANKS_PER_SUIT - 1) % RANKS_PER_SUIT
                       for c in range(NATURAL_CARDS)], dtype=np.int64)
 """Trick strength within a suit, A high: two = 0 .. king = 11, ace = 12."""
-
-
-@intrinsic
-def _ctpop(typingctx, x):
-    """Population count of a uint64 (LLVM ``ctpop``: one instruction on x86-64)."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.ctpop(args[0])
-
-    return types.uint64(types.uint64), codegen
-
-
-@intrinsic
-def _cttz(typingctx, x):
-    """Trailing zero count of a non-zero uint64 (LLVM ``cttz``)."""
-    if not isinstance(x, types.Integer) or x.bitwidth != 64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.uint64(types.uint64), codegen
-
-
-if config.DISABLE_JIT:  # plain Python (coverage runs): the same two bit counts without LLVM
-    def _ctpop(x):
-        return np.uint64(int(x).bit_count())
-
-    def _cttz(x):
-        x = int(x)
-        return np.uint64((x & -x).bit_length() - 1)
-
-
-@njit(cache=True)
-def _popcount(m):
-    """Number of cards in mask ``m``."""
-    return np.int64(_ctpop(np.uint64(m)))
-
-
-@njit(cache=True)
-def _nth_card(m, k):
-    """The ``k``-th (0-based) card of mask ``m``, lowest card id first."""
-    m = np.uint64(m)
-    for _ in range(k):
-        m &= m - _ONE
-    return np.int64(_cttz(m))
-
-
-@njit(cache=True)
-def _random_card(state, m):
-    """A card of the non-empty mask ``m``, uniformly."""
-    return _nth_card(m, below(state, _popcount(m)))
 
 
 @njit(cache=True)
@@ -122,26 +67,13 @@ def _legal(hand, led_suit, first_trick, hearts_broken, lead_card, must_break, ba
 
 
 @njit(cache=True)
-def _deal_cards(state, n, dealer, deck, work, hands):
-    """Shuffle the cards in play and deal them one at a time from the dealer's left."""
-    work[:] = deck
-    shuffle(state, work)
-    for s in range(n):
-        hands[s] = _ZERO
-    seat = dealer
-    for k in range(len(work)):
-        seat = seat + 1 if seat + 1 < n else 0
-        hands[seat] |= _ONE << np.uint64(work[k])
-
-
-@njit(cache=True)
 def _pass_cards(state, n, offset, hands, passed):
     """Each seat in turn picks ``PASS_CARDS`` cards uniformly, then all pass at once."""
     for s in range(n):
         h = hands[s]
         pick = _ZERO
         for _ in range(PASS_CARDS):
-            bit = _ONE << np.uint64(_random_card(state, h))
+            bit = _ONE << np.uint64(random_bit(state, h))
             pick |= bit
             h &= ~bit
         passed[s] = pick
@@ -185,7 +117,7 @@ def _play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_ca
                ban_mask, moon_mask, moon_points, moon_rule, work, hands, dealt, passed, plays,
                leaders, winners, taken, deal_points):
     """Play one deal at random; fill the trace arrays and ``deal_points``; return the shooter."""
-    _deal_cards(state, n, dealer, deck, work, hands)
+    deal_round_robin(state, deck, work, n, dealer, hands, len(deck))
     for s in range(n):
         dealt[s] = hands[s]
         passed[s] = _ZERO
@@ -206,7 +138,7 @@ def _play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_ca
         seat = leader
         for j in range(n):
             legal = _legal(hands[seat], led, t == 0, broken, lead_card, must_break, ban_mask)
-            c = _random_card(state, legal)
+            c = random_bit(state, legal)
             bit = _ONE << np.uint64(c)
             hands[seat] &= ~bit
             plays[t, j] = c

@@ -11,7 +11,8 @@ hand never holds two cards of one class, so a drawn card pairs with at most one 
 
 *Randomness.* A game played from seed ``s`` takes everything from ``rng.new_state(s)``: first
 ``rng.shuffle`` of the variant's deck in ascending card-id order, then one ``rng.below(size)`` per
-draw, which picks the ``k``-th card (ascending card id) of the hand drawn from. Picking a uniform
+draw, which picks the ``k``-th card (ascending card id) of the hand drawn from
+(``bits.random_bit``). Picking a uniform
 position in a hand that is "shuffled before every draw" is the same as this. Game ``i`` of a
 simulation with seed ``S`` is the game of seed ``rng.stream_seed(S, i)`` with dealer ``i mod n``,
 so ``show old-maid --seed S --game i`` replays exactly that game.
@@ -27,7 +28,8 @@ from numba import njit
 
 from solver.core.cards import (CLUBS, JACK, JOKER_RED, NATURAL_CARDS, QUEEN, RANKS_PER_SUIT,
                           card_rank, format_card, is_joker, is_red, make_card)
-from solver.core.rng import below, check_seed, new_state, shuffle, stream_seed
+from solver.core.bits import deal_round_robin, lowest_bit, popcount, random_bit
+from solver.core.rng import check_seed, new_state, stream_seed
 from solver.core.validate import check_int
 
 GAME_NAME = "old-maid"
@@ -48,11 +50,6 @@ _HEART_BITS = _RANK_FIELD << _S26
 _SPADE_BITS = _RANK_FIELD << _S39
 _NATURAL_BITS = np.uint64((1 << NATURAL_CARDS) - 1)
 """Bits 0..51: the natural cards; anything above (the joker) never pairs."""
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-_S1, _S2, _S4, _S56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
 
 LOG_FIELDS = ("drawer", "drawn_from", "card", "paired")
 """Columns of a draw log row: absolute seats, the card id, 1 if it made a pair."""
@@ -168,25 +165,6 @@ def check_dealer(dealer: int, players: int) -> int:
 
 
 @njit(cache=True)
-def _popcount(x):
-    """Number of set bits of a uint64 (SWAR)."""
-    x = x - ((x >> _S1) & _M1)
-    x = (x & _M2) + ((x >> _S2) & _M2)
-    x = (x + (x >> _S4)) & _M4
-    return np.int64((x * _H01) >> _S56)
-
-
-@njit(cache=True)
-def _bit_index(b):
-    """Index of the single set bit of ``b``."""
-    i = 0
-    while b > _U1:
-        b = b >> _U1
-        i += 1
-    return i
-
-
-@njit(cache=True)
 def _partners(b, colour):
     """Mask of the cards that pair with the single card ``b`` (0 for the joker)."""
     if colour:
@@ -221,29 +199,13 @@ def _discard_pairs(hand, colour):
 
 
 @njit(cache=True)
-def _deal(state, deck, work, n, dealer, hands):
-    """Shuffle ``deck`` into ``work`` and deal it one card at a time from the dealer's left."""
-    for j in range(deck.size):
-        work[j] = deck[j]
-    shuffle(state, work)
-    for p in range(n):
-        hands[p] = _U0
-    p = dealer
-    for j in range(work.size):
-        p += 1
-        if p == n:
-            p = 0
-        hands[p] |= _U1 << np.uint64(work[j])
-
-
-@njit(cache=True)
 def _discard_all(hands, sizes, n, colour):
     """Every player discards pairs; returns the number of pairs discarded."""
     pairs = 0
     for p in range(n):
-        before = _popcount(hands[p])
+        before = popcount(hands[p])
         hands[p] = _discard_pairs(hands[p], colour)
-        sizes[p] = _popcount(hands[p])
+        sizes[p] = popcount(hands[p])
         pairs += (before - sizes[p]) // 2
     return pairs
 
@@ -268,10 +230,8 @@ def _play(state, hands, sizes, n, dealer, colour, log):
         src = turn + 1 if turn + 1 < n else 0
         while sizes[src] == 0:
             src = src + 1 if src + 1 < n else 0
-        m = hands[src]
-        for _ in range(below(state, sizes[src])):
-            m &= m - _U1
-        b = m & (~m + _U1)
+        c = random_bit(state, hands[src])
+        b = _U1 << np.uint64(c)
         hands[src] ^= b
         sizes[src] -= 1
         mate = hands[turn] & _partners(b, colour)
@@ -286,7 +246,7 @@ def _play(state, hands, sizes, n, dealer, colour, log):
         if draws < log.shape[0]:
             log[draws, 0] = turn
             log[draws, 1] = src
-            log[draws, 2] = _bit_index(b)
+            log[draws, 2] = c
             log[draws, 3] = 1 if mate != _U0 else 0
         draws += 1
         turn = src
@@ -295,7 +255,7 @@ def _play(state, hands, sizes, n, dealer, colour, log):
     loser = 0
     while sizes[loser] == 0:
         loser += 1
-    return loser, draws, pairs, _bit_index(hands[loser])
+    return loser, draws, pairs, lowest_bit(hands[loser])
 
 
 @njit(cache=True)
@@ -311,7 +271,7 @@ def _play_games(seed, first, count, n, deck, colour, loser, draws, last_card, pa
         i = first + g
         state[0] = stream_seed(seed, i)
         dealer = i % n
-        _deal(state, deck, work, n, dealer, hands)
+        deal_round_robin(state, deck, work, n, dealer, hands, deck.size)
         pairs[g, 0] = _discard_all(hands, sizes, n, colour)
         who, length, play_pairs, last = _play(state, hands, sizes, n, dealer, colour, no_log)
         loser[g] = (who - dealer) % n
@@ -331,7 +291,7 @@ def _play_trials(seed, first, count, n, dealer, start_hands, colour, loser, draw
         state[0] = stream_seed(seed, first + g)
         for p in range(n):
             hands[p] = start_hands[p]
-            sizes[p] = _popcount(start_hands[p])
+            sizes[p] = popcount(start_hands[p])
         who, length, _, _ = _play(state, hands, sizes, n, dealer, colour, no_log)
         loser[g] = (who - dealer) % n
         draws[g] = length
@@ -351,7 +311,7 @@ def _deal_and_play(seed, n, dealer, deck, colour, dealt, kept, log):
     """One whole game from ``seed`` with its deal, discards and draw log (for ``show``)."""
     state = new_state(seed)
     work = np.empty_like(deck)
-    _deal(state, deck, work, n, dealer, dealt)
+    deal_round_robin(state, deck, work, n, dealer, dealt, deck.size)
     for p in range(n):
         kept[p] = dealt[p]
     return _discard_and_play(state, n, dealer, colour, kept, log)

@@ -33,7 +33,8 @@ from numba import njit
 
 from solver.core.cards import (ACE, DIAMONDS, JOKER_RED, RANK_OF, SUIT_OF, SUITS, format_card,
                           make_card)
-from solver.core.rng import below, shuffle
+from solver.core.bits import deal_round_robin, popcount, random_bit
+from solver.core.rng import below
 from solver.core.validate import check_int
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
@@ -78,15 +79,10 @@ MAX_BID_EVENTS = 32
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_SHIFT58 = np.uint64(58)
 
 
 def _build_tables():
     bit = np.array([1 << c for c in range(64)], dtype=np.uint64)
-    debruijn = np.zeros(64, dtype=np.int64)
-    for i in range(64):
-        debruijn[(((1 << i) * 0x03F79D71B4CB0A89) & ((1 << 64) - 1)) >> 58] = i
     strength = np.full(len(RANK_OF), -1, dtype=np.int64)
     suit_masks = np.zeros(SUITS, dtype=np.uint64)
     euchre = []
@@ -96,10 +92,10 @@ def _build_tables():
             strength[c] = level
             suit_masks[s] |= bit[c]
             euchre.append(c)
-    return bit, debruijn, strength, suit_masks, np.array(sorted(euchre), dtype=np.int64)
+    return bit, strength, suit_masks, np.array(sorted(euchre), dtype=np.int64)
 
 
-_BIT, _DEBRUIJN_INDEX, UPTOWN_STRENGTH, EUCHRE_SUIT_MASKS, EUCHRE_CARDS = _build_tables()
+_BIT, UPTOWN_STRENGTH, EUCHRE_SUIT_MASKS, EUCHRE_CARDS = _build_tables()
 """``_BIT[c]``: the mask of card ``c``; ``UPTOWN_STRENGTH[c]``: 0 (nine) .. 5 (ace), -1 for a card
 outside the euchre deck; ``EUCHRE_SUIT_MASKS[s]``: the six euchre cards of suit ``s``;
 ``EUCHRE_CARDS``: the 24 euchre card ids in increasing order."""
@@ -158,32 +154,6 @@ class OneCardRules:
 
 
 @njit(cache=True)
-def _popcount(m):
-    c = 0
-    while m:
-        m &= m - _ONE
-        c += 1
-    return c
-
-
-@njit(cache=True)
-def _lowest_card(m):
-    """The card id of the lowest set bit of a non-empty mask."""
-    low = m & (~m + _ONE)
-    return _DEBRUIJN_INDEX[(low * _DEBRUIJN) >> _SHIFT58]
-
-
-@njit(cache=True)
-def _pick(state, legal):
-    """A uniform choice among the cards of the non-empty mask ``legal`` (r-th lowest id)."""
-    r = below(state, _popcount(legal))
-    m = legal
-    for _ in range(r):
-        m &= m - _ONE
-    return _lowest_card(m)
-
-
-@njit(cache=True)
 def _legal(hand, led, trump, jbit, lead_without_joker):
     """Legal cards of ``hand``. ``led``: the suit to follow, -1 when no suit is set yet (leading, or
     following a joker led without trumps). ``trump``: -1 without trumps. ``jbit``: the joker's bit.
@@ -231,14 +201,7 @@ def _trick_winner(cards, n, led, trump, joker, downtown):
 @njit(cache=True)
 def _deal(state, n, dealer, deck, buf, hands):
     """Shuffle the 25 cards, deal 24 one at a time from left of the dealer; return the one card."""
-    for i in range(DECK_SIZE):
-        buf[i] = deck[i]
-    shuffle(state, buf)
-    for s in range(n):
-        hands[s] = _ZERO
-    for j in range(DEALT_CARDS):
-        seat = (dealer + 1 + j) % n
-        hands[seat] |= _BIT[buf[j]]
+    deal_round_robin(state, deck, buf, n, dealer, hands, DEALT_CARDS)
     return buf[DEALT_CARDS]
 
 
@@ -297,7 +260,7 @@ def _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log):
         for i in range(n):
             seat = (leader + i) % n
             first_lead = bidder >= 0 and t == 0 and i == 0
-            c = _pick(state, _legal(hands[seat], led, trump, jbit, first_lead))
+            c = random_bit(state, _legal(hands[seat], led, trump, jbit, first_lead))
             hands[seat] &= ~_BIT[c]
             mask |= _BIT[c]
             row[i] = c
@@ -326,7 +289,7 @@ def _points(cap, n, joker, pts):
     """Captured points: 1 a card, 3 for the joker."""
     jbit = _BIT[joker]
     for s in range(n):
-        pts[s] = _popcount(cap[s]) + ((JOKER_POINTS - 1) if cap[s] & jbit else 0)
+        pts[s] = popcount(cap[s]) + ((JOKER_POINTS - 1) if cap[s] & jbit else 0)
 
 
 @njit(cache=True)

@@ -21,8 +21,9 @@ from solver.games.onecard.engine import (_BIT, _ZERO, DECK_SIZE, MAX_BID, MAX_BI
                             MAX_ROUNDS, MAX_TRICKS, RES_BID, RES_BIDDER, RES_FIELDS,
                             RES_LAST_WINNER, RES_LEADER, RES_NBIDS, RES_ONE_CARD, RES_SWITCH,
                             RES_TRUMP, TL_LEADER, TL_SWITCH, TL_WINNER, TRICK_COLS, OneCardRules,
-                            _bidding, _deal, _game_winner, _play_tricks, _points, _popcount,
+                            _bidding, _deal, _game_winner, _play_tricks, _points,
                             _score)
+from solver.core.bits import popcount
 from solver.core.rng import below, check_seed, new_state, stream_seed
 from solver.core.runner import DEFAULT_CHUNK, run_games
 from solver.core.stats import mean_ci, wilson
@@ -89,7 +90,7 @@ def _record_round(n, dealer, hands, cap, pts, scored, res, out, mask_out):
         out[RC_CAPTURED + rel] = pts[seat]
         out[RC_SCORED + rel] = scored[seat]
         union |= cap[seat]
-        left += _popcount(hands[seat])
+        left += popcount(hands[seat])
     out[RC_LEFT] = left
     mask_out[0] = union
 
