@@ -2,8 +2,9 @@
 
 Measures (after compiling every kernel): the round kernel alone (rounds back to back on one
 stream), the full simulation (``solver.games.duizenden.game.simulate`` with jobs=1, games to 1000, every round
-recorded) for 2, 4 and 6 players, and what a round spends its time on: the meld-step enumeration
-of every meld of a hand, timed alone on dealt hands and counted per round from the event logs.
+recorded) for 2, 4 and 6 players, and two parts of a round timed alone: the shuffle and deal,
+and one enumeration of every meld of a random hand (the work the meld step repeats at every
+decision). The kernels keep no counters for the benchmark: it measures by timing only.
 
 Run: ``python benchmarks/bench_duizenden.py [--games N] [--rounds N] [--repeats N]``.
 """
@@ -17,8 +18,7 @@ from numba import njit
 
 from solver.games.duizenden.game import simulate
 from solver.games.duizenden.melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, _hand_melds
-from solver.games.duizenden.play import (LOG_ROWS, SC_ENUM_CARDS, SC_ENUMS, SC_TURNS, _deal,
-                                   _play_round, new_work)
+from solver.games.duizenden.play import LOG_ROWS, SC_TURNS, _deal, _play_round, new_work
 from solver.core.rng import new_state, shuffle
 
 from common import machine, now_utc, timed, write_section  # benchmarks/common.py, beside this script
@@ -26,24 +26,22 @@ from common import machine, now_utc, timed, write_section  # benchmarks/common.p
 SECTION = "## Duizenden"
 TARGET = 3_000
 """Rounds per second per core with 2 players: ten times OpenSpiel's C++ gin rummy (about 320)."""
+ENUM_HAND = 8
+"""Cards of the random hands whose meld enumeration is timed: about the mean pool the meld step
+enumerated in a 2-player round (7.7 cards, counted by the kernel until issue 13)."""
 
 
 @njit(cache=True)
 def _rounds_only(seed, n_rounds, n_players, deck, loc, cnt, hsize, stock, pot, melds, owner,
                  opened, penalty, scores, sc, log):
-    """``n_rounds`` rounds on one stream, the starter moving left; returns the turns played, the
-    meld enumerations and the sum of their pool sizes."""
+    """``n_rounds`` rounds on one stream, the starter moving left; returns the turns played."""
     rng = new_state(seed)
     turns = 0
-    enums = 0
-    enum_cards = 0
     for r in range(n_rounds):
         _play_round(rng, n_players, r % n_players, 0, 50, deck, loc, cnt, hsize, stock, pot,
                     melds, owner, opened, penalty, scores, sc, log)
         turns += sc[SC_TURNS]
-        enums += sc[SC_ENUMS]
-        enum_cards += sc[SC_ENUM_CARDS]
-    return turns, enums, enum_cards
+    return turns
 
 
 @njit(cache=True)
@@ -101,7 +99,7 @@ def main() -> None:
         simulate(1, 20, p, jobs=1)
 
     rows = []
-    t, (turns, enums, enum_cards) = timed(lambda: _rounds_only(7, args.rounds, 2, *work),
+    t, turns = timed(lambda: _rounds_only(7, args.rounds, 2, *work),
                                           args.repeats)
     kernel_rate = args.rounds / np.median(t)
     rows.append(("round kernel only", 2, args.rounds, "-", t, kernel_rate))
@@ -112,25 +110,15 @@ def main() -> None:
         rows.append(("simulate, jobs=1", p, res["rounds"], args.games, t, rate))
         if p == 2:
             sim_rate2 = rate
-    # Where a round's time goes: the deal, and the meld enumerations (counted by the kernel,
-    # timed alone on random hands of the mean size the kernel enumerated).
+    # Two parts of a round timed alone: the deal, and one meld enumeration of a random hand.
     round_us = 1e6 / kernel_rate
     t_deal, _ = timed(lambda: _deals_only(7, args.rounds, 2, *deal_args), args.repeats)
     deal_us = np.median(t_deal) / args.rounds * 1e6
-    per_round = enums / args.rounds
-    size = max(3, round(enum_cards / enums))
+    size = ENUM_HAND
     hands = 100_000
     sample = _random_hands(3, hands, size)
     t_enum, _ = timed(lambda: _enumerations(sample, size), args.repeats)
     enum_us = np.median(t_enum) / hands * 1e6
-    # The share from back-to-back pairs (rounds, then enumerations), so that a change of load
-    # between the two measurements does not skew it; the median over the pairs.
-    shares = []
-    for _ in range(args.repeats):
-        tr, _ = timed(lambda: _rounds_only(11, args.rounds // 4, 2, *work), 1)
-        te, _ = timed(lambda: _enumerations(sample, size), 1)
-        shares.append(per_round * (te[0] / hands) / (tr[0] / (args.rounds // 4)))
-    enum_share = float(np.median(shares))
 
     lines = [SECTION, "",
              f"`python benchmarks/bench_duizenden.py --games {args.games} --rounds {args.rounds} "
@@ -157,13 +145,11 @@ def main() -> None:
         f"every decision, so each meld-step decision enumerates every meld of the hand (all run "
         f"windows of the four suits with every joker placement, every multiset of each rank's "
         f"naturals with 0..4 jokers) plus every lay-off and exchange, and enumerates again to "
-        f"find the chosen action. A 2-player round takes {round_us:.0f} us; it makes "
-        f"{per_round:.0f} meld enumerations (counted by the kernel) over {enum_cards / enums:.1f} "
-        f"cards on average, and one enumeration of a random {size}-card hand takes "
-        f"{enum_us:.2f} us alone: about {enum_share:.0%} of a round (median of {args.repeats} "
-        f"back-to-back pairs of measurements), a lower bound, as the pools vary (a hand that "
-        f"took the pot holds 20 or 30 cards) and the cost of an enumeration grows faster than "
-        f"the pool. The shuffle and "
+        f"find the chosen action. A 2-player round takes {round_us:.0f} us; one enumeration of "
+        f"a random {size}-card hand takes {enum_us:.2f} us alone (a round makes dozens: 92 over "
+        f"7.7 cards on average when the kernel still counted them, about three quarters of a "
+        f"round; pools vary, a hand that took the pot holds 20 or 30 cards, and the cost of an "
+        f"enumeration grows faster than the pool). The shuffle and "
         f"deal take {deal_us:.1f} us ({deal_us / round_us:.0%}); the rest is the lay-off and "
         f"exchange enumerations, the draw and discard steps and the bookkeeping.", ""]
     text = "\n".join(lines) + "\n"

@@ -43,12 +43,9 @@ HAND_CARDS = 13
 LOC_STOCK, LOC_POT, LOC_OPEN, LOC_TABLE = 6, 7, 8, 9
 
 SC_STOCK, SC_POT, SC_MELDS, SC_TURNS, SC_OUT, SC_LOG_ON, SC_LOG_N, SC_START = 0, 1, 2, 3, 4, 5, 6, 7
-SC_ENUMS, SC_ENUM_CARDS = 8, 9
 """Fields of the scalar array ``sc``: stock size, pot size, table melds, turns played, the seat
-that went out (-1), logging on, log rows used, the round's starting seat; and, for the
-benchmark's account of where the time goes, the meld enumerations of the round and the sum of
-their pool sizes."""
-SC_LEN = 10
+that went out (-1), logging on, log rows used, the round's starting seat."""
+SC_LEN = 8
 
 END_OUT, END_EXHAUSTED, END_TURN_LIMIT = 0, 1, 2
 """How a round ends: a player went out; the stock ran out (rules: scored as is); the safety cap
@@ -236,8 +233,6 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
                 ctx[CTX_EXTRA_QUEENS] += 1
         cnt[seat, tk] += 1
         n_pot = _hand_melds(cnt[seat], tk, ctx, -1, spec)
-        sc[SC_ENUMS] += 1
-        sc[SC_ENUM_CARDS] += ctx[CTX_POOL]
         cnt[seat, tk] -= 1
     if n_stock + n_pot == 0:
         return -1
@@ -251,8 +246,6 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
         return 0
     cnt[seat, tk] += 1
     _hand_melds(cnt[seat], tk, ctx, below(rng, n_pot), spec)
-    sc[SC_ENUMS] += 1
-    sc[SC_ENUM_CARDS] += ctx[CTX_POOL]
     cnt[seat, tk] -= 1
     sc[SC_POT] -= 1
     _to_hand(top, seat, loc, cnt, hsize)
@@ -300,8 +293,6 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
     while True:
         _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags)
         n_m = _hand_melds(cnt[seat], -1, ctx, -1, spec)
-        sc[SC_ENUMS] += 1
-        sc[SC_ENUM_CARDS] += hsize[seat]
         n_l = 0
         n_s = 0
         if opened[seat] == 1:
@@ -316,8 +307,6 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
             return 0
         if a < n_m:
             _hand_melds(cnt[seat], -1, ctx, a, spec)
-            sc[SC_ENUMS] += 1
-            sc[SC_ENUM_CARDS] += hsize[seat]
             m = _lay_meld(spec, seat, -1, loc, cnt, hsize, owner, melds, sc)
             _log_meld(log, _log(log, sc, EV_MELD, seat, spec[SPEC_POINTS], m, 0), melds, m)
             if opened[seat] == 0:
@@ -465,8 +454,6 @@ def _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, 
     sc[SC_MELDS] = 0
     sc[SC_TURNS] = 0
     sc[SC_OUT] = -1
-    sc[SC_ENUMS] = 0
-    sc[SC_ENUM_CARDS] = 0
     return open_card
 
 
