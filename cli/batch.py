@@ -26,7 +26,7 @@ EXIT_INTERRUPTED = 130
 
 
 def _source(seeds: str | None, deal_file: str | None):
-    from solver.batch.io import LineSource, parse_seed_range
+    from solver.batch.sources import LineSource, parse_seed_range
 
     if (seeds is None) == (deal_file is None):
         raise InputError("give exactly one of --seeds START:STOP or --deal-file PATH")
@@ -76,7 +76,8 @@ def batch(seeds, deal_file, rules, optimal, max_states, timeout, out, fmt, force
     same command with --resume to score only what is missing. Exit codes: 0 done, 1 a fault
     stopped the run (finished chunks kept, --resume continues), 2 bad input, 130 interrupted.
     """
-    from solver.batch.run import BatchFailed, BatchInterrupted, plan_batch, run_batch
+    from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
+    from solver.batch.run import run_batch
     from solver.batch.summary import summary_text
 
     source = _source(seeds, deal_file)

@@ -28,7 +28,7 @@ from cli.common import (
 )
 from cli.main import cli
 from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
-from solver.core.text import quoted, shorten_path
+from solver.core.text import quoted
 
 EXIT_WON, EXIT_LOST, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -37,9 +37,6 @@ COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or u
 COMPILE_NOTICE_AFTER = 2.0
 """Seconds of loading the engines after which ``COMPILE_NOTICE`` is printed: loading them from
 numba's cache takes well under a second, compiling them a minute or more."""
-READ_CHUNK = 1 << 20
-"""Bytes read from a deal file at a time (a binary file is refused at its first chunk)."""
-UTF8_BOM = "\ufeff"
 LIMIT_TEXT = {
     "states": "--max-states limit reached",
     "timeout": "--timeout reached",
@@ -140,49 +137,6 @@ def engines_loading():
         timer.cancel()
 
 
-def read_deal_file(path: str) -> tuple[str, str]:
-    """``(name, text)`` of a deal file (``-`` = stdin): UTF-8, a leading byte-order mark dropped.
-
-    Anything that is not a readable UTF-8 text file is an ``InputError`` saying why.
-    """
-    if path == "-":
-        return "stdin", _decode("stdin", _read_all(sys.stdin.buffer, "stdin"))
-    name = shorten_path(path)
-    try:
-        with open(path, "rb") as f:  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
-            data = _read_all(f, name)
-    except FileNotFoundError:
-        raise InputError(f"--deal-file {name}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"--deal-file {name} is a directory, not a file of deals") from None
-    except PermissionError:
-        raise InputError(f"--deal-file {name}: permission denied") from None
-    except OSError as e:
-        raise InputError(f"--deal-file {name} cannot be read: {e.strerror or e}") from None
-    return name, _decode(name, data)
-
-
-def _read_all(f, name: str) -> bytes:
-    """All of ``f``, refusing binary data (NUL bytes) at the first chunk that holds some."""
-    chunks = []
-    while chunk := f.read(READ_CHUNK):
-        if b"\0" in chunk:
-            raise InputError(f"{name} is not a text file of deals: it holds NUL bytes (binary "
-                             f"data, or UTF-16 text; save it as UTF-8)")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _decode(name: str, data: bytes) -> str:
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise InputError(f"{name} line {line} is not UTF-8 text (byte 0x{data[e.start]:02x}); "
-                         f"save the file as UTF-8") from None
-    return text.removeprefix(UTF8_BOM)
-
-
 def load_deals(seed: int | None, deal_text: str | None,
                deal_file: str | None) -> list[tuple[dict, object]]:
     """``(ident, deal)`` pairs for the deal options, exactly one of which must be given.
@@ -200,16 +154,10 @@ def load_deals(seed: int | None, deal_text: str | None,
     if deal_text is not None:
         with input_errors("bad --deal: "):
             return [({}, parse_deal(deal_text))]
-    name, text = read_deal_file(deal_file)
-    deals = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        with input_errors(f"{name} line {lineno}: "):
-            deals.append(({"line": lineno}, parse_deal(line)))
-    if not deals:
-        raise InputError(f"{name} holds no deal (it is empty or only blank lines)")
-    return deals
+    from solver.pyramid.sources import DealFile
+
+    with input_errors():
+        return [({"line": lineno}, deal) for lineno, deal in DealFile(deal_file).deals()]
 
 
 def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None):

@@ -42,6 +42,7 @@ from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, pa
 from solver.pyramid.layout import DECK_CARDS
 from solver.pyramid.rules import Rules
 from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, _decide, rule_args
+from solver.pyramid.sources import line_error
 from solver.pyramid.state import START
 
 CLOCK_MONOTONIC = 1
@@ -51,8 +52,6 @@ WARM_UP_SEED = 0
 winnability, A* and the path trace in a few milliseconds, so every kernel is loaded."""
 WARM_UP_STATES = 1000
 """State cap of the winnability warm-up search."""
-MESSAGE_CHARS = 160
-"""A deal's error message is cut to this length (it quotes the bad token, which may be huge)."""
 IN_KERNEL_CLOCK = sys.platform.startswith("linux")
 """Whether ``_clock_ns`` may be used (the ``timespec`` layout below is Linux's, 64-bit)."""
 
@@ -197,10 +196,7 @@ def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
         try:
             deals[k] = parse_deal(text)
         except DealError as e:
-            message = str(e)
-            if len(message) > MESSAGE_CHARS:
-                message = message[:MESSAGE_CHARS] + "…"
-            raise DealError(f"line {lineno}: {message}") from None
+            raise DealError(line_error(lineno, str(e))) from None
         ids[k] = lineno
     return ids, deals
 
@@ -276,9 +272,3 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns,
                        reason)
 
-
-def optimal_available() -> bool:
-    """Whether ``solver.pyramid.optimal.api`` (the minimum-move search) is installed in this checkout."""
-    import importlib.util
-
-    return importlib.util.find_spec("solver.pyramid.optimal.api") is not None

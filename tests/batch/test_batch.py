@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 import solver.batch.run as batch_mod
-from solver.batch.run import BatchInterrupted, plan_batch, run_batch, summarise_file
-from solver.batch.io import (LineSource, SeedSource, deal_texts, lines_digest, parse_seed_range,
-                             read_results)
+from solver.batch.io import deal_texts
+from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
+from solver.batch.results import read_results
+from solver.batch.run import run_batch, summarise_file
+from solver.batch.sources import LineSource, SeedSource, lines_digest, parse_seed_range
 from solver.batch.summary import Summary, _median, summary_text
 from solver.batch.work import ChunkTask, solve_chunk
 from solver.pyramid.deals import deal_from_seed, deals_from_seeds, format_deal
@@ -235,7 +237,7 @@ def test_resume_without_an_interrupted_run_starts_a_new_one(tmp_path):
 
 def test_a_deal_out_of_memory_is_unknown_and_the_next_gets_a_fresh_workspace(monkeypatch):
     import solver.pyramid.optimal.api
-    from solver.batch.run import work as batch_work
+    from solver.batch import work as batch_work
     real = solver.pyramid.optimal.api.solve_optimal
     workspaces = []
 
@@ -260,12 +262,17 @@ def test_workers_load_every_kernel_before_timing():
     import subprocess
     import sys
 
-    code = ("from solver.batch.work import optimal_workspace\n"
-            "from solver import optimal_kernel as K\n"
+    code = ("import importlib, pkgutil\n"
+            "import solver.pyramid.optimal as package\n"
+            "from solver.batch.work import optimal_workspace\n"
             "from solver.pyramid.rules import Rules\n"
             "optimal_workspace(Rules())\n"
-            "kernels = [K.astar_run, K.start_bound, K.class_tables, K.trace]\n"
-            "print([k.__name__ for k in kernels if not k.signatures])\n")
+            "names = ['astar_run', 'start_bound', 'class_tables', 'trace']\n"
+            "mods = [importlib.import_module(f'{package.__name__}.{m.name}')\n"
+            "        for m in pkgutil.iter_modules(package.__path__)]\n"
+            "kernels = {n: getattr(m, n) for m in mods for n in names if hasattr(m, n)}\n"
+            "assert sorted(kernels) == sorted(names), kernels\n"
+            "print([n for n, k in kernels.items() if not k.signatures])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
@@ -286,7 +293,7 @@ def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
     """Root reads a mode-000 file anyway, so the refusal is simulated where the file is opened."""
     import builtins
 
-    import solver.batch.io as batch_io
+    import solver.pyramid.sources as deal_sources
 
     p = tmp_path / "locked.txt"
     p.write_text(format_deal(deal_from_seed(0)) + "\n")
@@ -296,7 +303,7 @@ def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(path))
         return builtins.open(path, *args, **kw)
 
-    monkeypatch.setattr(batch_io, "open", refuse, raising=False)
+    monkeypatch.setattr(deal_sources, "open", refuse, raising=False)
     with pytest.raises(ValueError, match="deal file .*locked.txt: Permission denied"):
         plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
     assert sorted(x.name for x in tmp_path.iterdir()) == ["locked.txt"]
@@ -308,7 +315,7 @@ def test_a_worker_killed_mid_chunk_stops_the_run_and_keeps_the_rest(tmp_path, mo
     import os
     import signal
 
-    from solver.batch.run import work as batch_work
+    from solver.batch import work as batch_work
     real = batch_work.deals_from_seeds
 
     def killed_on_chunk_3(seeds):
@@ -318,7 +325,7 @@ def test_a_worker_killed_mid_chunk_stops_the_run_and_keeps_the_rest(tmp_path, mo
 
     monkeypatch.setattr(batch_work, "deals_from_seeds", killed_on_chunk_3)  # forked workers too
     plan = plan_batch(SeedSource(0, 2000), str(tmp_path / "out.csv"), chunk=200)
-    with pytest.raises(batch_mod.BatchFailed, match="worker process died .*SIGKILL.*--resume"):
+    with pytest.raises(BatchFailed, match="worker process died .*SIGKILL.*--resume"):
         run_batch(plan, jobs=2, progress=False)
     assert (tmp_path / "out.csv.parts" / "part-000000.json").exists()
     monkeypatch.undo()

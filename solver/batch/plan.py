@@ -1,0 +1,146 @@
+"""The settings of a batch run, checked before any work: ``plan_batch`` gives a ``BatchPlan``
+(what ``manifest.json`` records), and the errors a run ends with.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+from solver.batch.cluster import SchedulerLost
+from solver.batch.io import check_writable, clip, output_format, require_pyarrow
+from solver.batch.sources import LineSource, SeedSource
+from solver.batch.work import ChunkTask
+from solver.core.runner import WorkerDied
+from solver.pyramid.rules import Rules
+
+MANIFEST_VERSION = 2
+"""2: chunk summaries keep whole nanoseconds (``ns_total``)."""
+MAX_STATES = 2 ** 63 - 1
+"""The largest ``max_states`` (the kernels count positions in int64)."""
+WINNABLE_CHUNK = 10_000
+"""Deals per chunk when deciding winnability (~0.3-0.5 s of work)."""
+OPTIMAL_CHUNK = 250
+"""Deals per chunk with ``optimal`` (minimum moves take far longer per deal)."""
+PARTS_SUFFIX = ".parts"
+"""The directory of a run's finished chunks is the output's name plus this."""
+MANIFEST = "manifest.json"
+
+
+class BatchInterrupted(Exception):
+    """Ctrl-C stopped the run; finished chunks are kept and ``resume`` continues."""
+
+    def __init__(self, done: int, total: int | None, parts: str) -> None:
+        self.done, self.total, self.parts = done, total, parts
+        of = f" of {total}" if total is not None else ""
+        if not done:
+            super().__init__("interrupted before any deal was finished; nothing is kept")
+            return
+        super().__init__(f"interrupted: {done}{of} deals are done and kept in {parts}; "
+                         f"run the same command with --resume to continue")
+
+
+class BatchFailed(Exception):
+    """A fault stopped the run (disk full, the Dask scheduler lost, out of memory, the output in
+    use by another run); the message says why and what is kept. Finished chunks stay on disk."""
+
+
+def kept_message(done: int, parts: str, total: int | None = None) -> str:
+    """The end of a failure message: what is kept and how to continue."""
+    if not done:
+        return "no deal was finished and nothing is kept"
+    of = f" of {total}" if total is not None else ""
+    return (f"the {done}{of} finished deals are kept in {parts}: run the same command with "
+            f"--resume to continue")
+
+
+@dataclass
+class BatchPlan:
+    """Validated settings of one run (what ``manifest.json`` records)."""
+
+    source: SeedSource | LineSource
+    out: str
+    rules: Rules
+    fmt: str
+    optimal: bool
+    max_states: int
+    timeout: float | None
+    chunk: int
+
+    @property
+    def parts_dir(self) -> str:
+        return self.out + PARTS_SUFFIX
+
+    def manifest(self) -> dict:
+        return {"version": MANIFEST_VERSION, "source": self.source.describe(),
+                "rules": self.rules.to_dict(), "format": self.fmt, "optimal": self.optimal,
+                "max_states": self.max_states, "timeout": self.timeout, "chunk": self.chunk}
+
+    def part(self, index: int, ext: str) -> str:
+        return os.path.join(self.parts_dir, f"part-{index:06d}.{ext}")
+
+    def task(self, index: int, payload) -> ChunkTask:
+        common = dict(index=index, rules=self.rules, optimal=self.optimal,
+                      max_states=self.max_states, timeout=self.timeout)
+        if isinstance(self.source, SeedSource):
+            return ChunkTask(seeds=payload, **common)
+        return ChunkTask(lines=payload, **common)
+
+
+def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
+               optimal: bool = False, max_states: int = 0, timeout: float | None = None,
+               chunk: int | None = None, force: bool = False) -> BatchPlan:
+    """Check the settings of a run before any work. Raises ``ValueError`` naming the option.
+
+    ``out`` must be a new file (or, with ``force``, an existing regular file to replace, or the
+    output of an interrupted run) in a directory where files can be written; its suffix gives
+    the format unless ``fmt`` does (``solver.batch.io.output_format``).
+    """
+    if not isinstance(source, (SeedSource, LineSource)):
+        raise ValueError("source must be a SeedSource or a LineSource")
+    if isinstance(source, LineSource):
+        source.check()
+    check_output(out, force)
+    fmt = output_format(out, fmt)
+    if fmt == "parquet":
+        require_pyarrow()
+    if isinstance(max_states, bool) or not 0 <= max_states <= MAX_STATES:
+        raise ValueError(f"--max-states must be 0 (no limit) .. 2**63-1, not {clip(max_states)}")
+    if timeout is not None and not optimal:
+        raise ValueError("--timeout applies to --optimal only (winnability has --max-states)")
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"--timeout must be a positive, finite number of seconds, not {timeout}")
+    chunk = chunk or (OPTIMAL_CHUNK if optimal else WINNABLE_CHUNK)
+    if chunk <= 0:
+        raise ValueError(f"--chunk must be positive, not {chunk}")
+    return BatchPlan(source, out, rules, fmt, optimal, max_states, timeout, chunk)
+
+
+def check_output(out: str, force: bool = False) -> None:
+    """Refuse an ``out`` that cannot be written, or whose finished results would be overwritten
+    without ``force`` (the output of an interrupted run may be: ``resume`` writes it again)."""
+    check_writable(out, "--out")
+    if os.path.lexists(out):
+        if not os.path.isfile(out):
+            raise ValueError(f"--out {clip(out)} exists and is not a regular file")
+        unfinished = os.path.exists(os.path.join(out + PARTS_SUFFIX, MANIFEST))
+        if not force and not unfinished:
+            raise ValueError(f"--out {clip(out)} already exists: give --force to replace it, or "
+                             f"another --out")
+
+
+def fault_message(e: BaseException, parts: str) -> str | None:
+    """What stopped the run, for a fault (not bad input, not a bug); ``None`` otherwise. A file
+    of the ``parts`` directory is named by its base name (the message names the directory)."""
+    if isinstance(e, (SchedulerLost, WorkerDied)):
+        return str(e)
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    if isinstance(e, OSError):
+        name = e.filename
+        if name and os.path.dirname(os.path.abspath(name)) == os.path.abspath(parts):
+            name = os.path.basename(name)
+        where = f"cannot write {name}: " if name else ""
+        return f"{where}{e.strerror or e}"
+    return None

@@ -1,0 +1,222 @@
+"""Reading a results file of ``pyramid batch`` back (CSV or Parquet), every row checked.
+
+The schema is ``solver.batch.io``'s. Every error raised for a bad file is a ``ValueError`` whose
+message names the file and the line (CSV) or row (Parquet) and never echoes more than
+``solver.batch.io.ECHO_CHARS`` characters of the bad text.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from typing import Iterator
+
+import numpy as np
+
+from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
+    results_format
+from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
+
+
+def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
+    """``(id_column, blocks)`` of a results file; each block is a dict of numpy columns ``ids``,
+    ``outcome`` (codes), ``moves`` (-1 for none), ``states``, ``ms``, ``reason`` (codes, or None
+    for a file without that column) and the list ``deal``.
+
+    Every row is checked: a field that is not of its column's type, fields that contradict each
+    other (``winnable`` against ``outcome``, moves of a deal not won), a missing or extra field
+    raise a ``ValueError`` naming the file and the line (CSV) or row (Parquet). So does a missing
+    file, a directory, or a file that is not a batch results table.
+    """
+    if not os.path.lexists(path):
+        raise ValueError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ValueError(f"{path} is a directory, not a results file")
+    try:
+        fmt = results_format(path, fmt)
+        if fmt == "parquet":
+            return _open_parquet(path, block)
+        return _open_csv(path, block)
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _open_parquet(path: str, block: int):
+    pa, pq = require_pyarrow()
+    try:
+        pf = pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as e:  # pyarrow's errors for a file that is not Parquet
+        raise ValueError(f"{path} is not a Parquet file ({clip(e, quote=False)})") from None
+    id_column = _check_columns(path, pf.schema_arrow.names)
+    return id_column, _parquet_blocks(pf, id_column, block, path, pa.ArrowException)
+
+
+def _open_csv(path: str, block: int):
+    f = open(path, encoding="utf-8", newline="")
+    try:
+        reader = csv.reader(f)
+        header = next(reader, None)
+    except (UnicodeDecodeError, csv.Error):
+        f.close()
+        raise ValueError(f"{path} is not a batch results file (not CSV text)") from None
+    if header is None:
+        f.close()
+        raise ValueError(f"{path} is empty (not a batch results file)")
+    try:
+        id_column = _check_columns(path, header)
+    except ValueError:
+        f.close()
+        raise
+    return id_column, _csv_blocks(f, reader, header, id_column, block, path)
+
+
+def _check_columns(path: str, names) -> str:
+    ids = [c for c in ("seed", "line") if c in names]
+    missing = [c for c in COLUMNS if c not in names and c not in OPTIONAL_COLUMNS]
+    known = set(COLUMNS) | set(ids)
+    if len(ids) != 1 or missing or len(set(names)) != len(names) or not set(names) <= known:
+        raise ValueError(f"{path} is not a batch results file (expected the columns seed or line, "
+                         f"{', '.join(COLUMNS)})")
+    return ids[0]
+
+
+def _present(names) -> tuple:
+    """The columns after the id column that the file has, in ``COLUMNS`` order."""
+    return tuple(c for c in COLUMNS if c in names)
+
+
+_OUTCOME_CODE = {name: code for code, name in enumerate(OUTCOME_NAMES)}
+_WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
+"""The ``winnable`` value that goes with each outcome."""
+_CSV_WINNABLE = {"true": True, "false": False, "": None}
+_REASON_CODE = {name: code for code, name in enumerate(REASON_NAMES) if name}
+
+
+class _BadRow(ValueError):
+    """What is wrong with a row (the caller adds the file and line)."""
+
+
+_NO_COLUMN = object()
+"""The ``reason`` of a row of a file without that column."""
+
+
+def _integer(name: str, value) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        number = int(value)
+    else:
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise _BadRow(f"{name} {clip(value)} is not an integer") from None
+    if number < 0:
+        raise _BadRow(f"{name} {number} is negative")
+    return number
+
+
+def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
+               reason=_NO_COLUMN) -> tuple:
+    """The row as ``(id, deal, outcome code, moves or NO_MOVES, states, ms, reason code)`` (the
+    reason code is -1 when the file has no reason column); raises ``_BadRow``."""
+    ident = _integer(id_column, ident)
+    if not isinstance(deal, str) or not deal.strip():
+        raise _BadRow("the deal is empty")
+    if outcome not in _OUTCOME_CODE:
+        raise _BadRow(f"outcome {clip(outcome)} is not one of {', '.join(OUTCOME_NAMES)}")
+    if winnable is not _WINNABLE_OF[outcome]:
+        shown = WINNABLE_TEXT[int(winnable)] if isinstance(winnable, bool) else (
+            "empty" if winnable is None else clip(winnable))
+        raise _BadRow(f"winnable {shown} contradicts outcome {outcome}")
+    if moves is None:
+        moves = NO_MOVES
+    else:
+        moves = _integer("moves", moves)
+        if outcome != "won":
+            raise _BadRow(f"moves {moves} given for a deal not won (outcome {outcome})")
+    states = _integer("states", states)
+    try:
+        ms = float(ms)
+    except (TypeError, ValueError):
+        raise _BadRow(f"ms {clip(ms)} is not a number") from None
+    if not (math.isfinite(ms) and ms >= 0):
+        raise _BadRow(f"ms {ms} is not a time")
+    if reason is _NO_COLUMN:
+        why = -1
+    elif outcome == "unknown":
+        if reason not in _REASON_CODE:
+            raise _BadRow(f"reason {clip(reason)} of an unknown deal is not one of "
+                          f"{', '.join(_REASON_CODE)}")
+        why = _REASON_CODE[reason]
+    elif reason is not None:
+        raise _BadRow(f"reason {clip(reason)} given for a deal {outcome}")
+    else:
+        why = 0
+    return ident, deal, _OUTCOME_CODE[outcome], moves, states, ms, why
+
+
+def _block(rows) -> dict:
+    ids, deals, outcome, moves, states, ms, reason = zip(*rows)
+    return {"ids": np.asarray(ids, dtype=np.int64), "deal": list(deals),
+            "outcome": np.asarray(outcome, dtype=np.int8),
+            "moves": np.asarray(moves, dtype=np.int64), "states": np.asarray(states, np.int64),
+            "ms": np.asarray(ms, dtype=np.float64),
+            "reason": None if reason[0] < 0 else np.asarray(reason, dtype=np.int8)}
+
+
+def _csv_blocks(f, reader, header, id_column, block, path):
+    present = _present(header)
+    order = [header.index(name) for name in (id_column,) + present]
+    winnable_at = 1 + present.index("winnable")
+    moves_at = 1 + present.index("moves")
+    reason_at = 1 + present.index("reason") if "reason" in present else None
+    try:
+        rows = []
+        while True:
+            try:
+                row = next(reader, None)
+            except UnicodeDecodeError:
+                raise ValueError(f"{path} line {reader.line_num + 1} is not UTF-8 text") from None
+            except csv.Error as e:
+                raise ValueError(f"{path} line {reader.line_num}: {clip(e, quote=False)}") \
+                    from None
+            if row is None:
+                break
+            try:
+                if len(row) != len(header):
+                    raise _BadRow(f"{len(row)} fields, the header has {len(header)}")
+                fields = [row[k] for k in order]
+                if fields[winnable_at] not in _CSV_WINNABLE:
+                    raise _BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
+                                  f"empty")
+                fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
+                fields[moves_at] = fields[moves_at] or None
+                if reason_at is not None:
+                    fields[reason_at] = fields[reason_at] or None
+                rows.append(_check_row(id_column, *fields))
+            except _BadRow as e:
+                raise ValueError(f"{path} line {reader.line_num}: {e}") from None
+            if len(rows) == block:
+                yield _block(rows)
+                rows = []
+        if rows:
+            yield _block(rows)
+    finally:
+        f.close()
+
+
+def _parquet_blocks(pf, id_column, block, path, arrow_error):
+    row = 0
+    try:
+        for batch in pf.iter_batches(batch_size=block):
+            d = batch.to_pydict()
+            rows = []
+            for fields in zip(*(d[name] for name in (id_column,) + _present(d))):
+                row += 1
+                try:
+                    rows.append(_check_row(id_column, *fields))
+                except _BadRow as e:
+                    raise ValueError(f"{path} row {row}: {e}") from None
+            if rows:
+                yield _block(rows)
+    except (arrow_error, OSError) as e:
+        raise ValueError(f"{path} is a damaged Parquet file ({clip(e, quote=False)})") from None

@@ -1,0 +1,162 @@
+"""Deal files: one deal per line, read once from start to end, every refusal one clear message.
+
+``DealFile(path)`` reads a file of deals (``-`` = stdin) for every command that takes
+``--deal-file``: ``lines()`` yields ``(line number, text)`` of each non-blank line, ``deals()``
+the parsed deals. The file may be anything that can be read once: a regular file, a FIFO, a pipe
+such as a shell's ``<(...)`` (``/dev/fd/N``), a character device (``/dev/null``), stdin. It is
+read lazily, a line at a time, and no line longer than a deal can be is ever held in memory.
+
+The text is UTF-8 (a byte-order mark at its start is skipped); line numbers count every line,
+blank ones included, so that they match an editor's. Every refusal is a ``ValueError`` naming the
+file (and the line, where there is one): a file that does not exist, a directory, one that cannot
+be opened (permission denied, a socket), binary data or UTF-16 (NUL bytes), other encodings
+(not UTF-8, the first bad byte shown), a line too long for a deal, a malformed deal, a file with
+no deal at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Iterator
+
+import numpy as np
+
+from solver.core.text import shorten_path
+from solver.pyramid.deals import parse_deal
+
+STDIN = "-"
+"""The path that means standard input."""
+MAX_DEAL_LINE_CHARS = 4096
+"""A deal line longer than this is refused before parsing (a deal is 52 short card tokens)."""
+UTF8_MAX_BYTES = 4
+"""Most bytes one character takes in UTF-8."""
+READ_LIMIT = UTF8_MAX_BYTES * MAX_DEAL_LINE_CHARS + 2
+"""Bytes of one line read at most: a longer line holds more than ``MAX_DEAL_LINE_CHARS``
+characters, and is refused without reading the rest of it (a 10 GB line is never loaded)."""
+UTF8_BOM = b"\xef\xbb\xbf"
+NUL = b"\0"
+MESSAGE_CHARS = 160
+"""A deal's error message is cut to this length (it quotes the bad token)."""
+
+
+def line_error(lineno: int, message: str) -> str:
+    """``line N: message``, the message cut to ``MESSAGE_CHARS``: how a bad deal line is named
+    (the caller puts the file's name in front)."""
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS] + "…"
+    return f"line {lineno}: {message}"
+
+
+class DealFile:
+    """A deal file (``-`` = stdin), read once, lazily; see the module docstring."""
+
+    def __init__(self, path: str) -> None:
+        if not isinstance(path, str):
+            raise ValueError(f"a deal file's path must be a string, not {type(path).__name__}")
+        self.path = path
+
+    @property
+    def name(self) -> str:
+        """How messages name the file: ``stdin``, or the path (its start cut when long)."""
+        return "stdin" if self.path == STDIN else shorten_path(self.path)
+
+    def is_regular(self) -> bool:
+        """Whether the file is a regular file (which can be read more than once)."""
+        return self.path != STDIN and os.path.isfile(self.path)
+
+    def check(self) -> None:
+        """Refuse a path that cannot be a deal file, without reading it (a pipe reads once)."""
+        if self.path == STDIN:
+            return
+        self.check_path()
+        if not os.path.lexists(self.path):
+            raise self.cannot_read("no such file")
+        if os.path.isdir(self.path):
+            raise self.cannot_read("it is a directory")
+        if self.is_regular():  # open it now to report a refusal early
+            with self._open():
+                pass
+
+    def count(self) -> int | None:
+        """Non-blank lines of a regular file (one quick pass); ``None`` for stdin or a pipe."""
+        if not self.is_regular():
+            return None
+        with self._open() as f:
+            return sum(1 for line in f if line.strip())
+
+    def _open(self):
+        """The file in binary mode, as a context manager (stdin's buffer for ``-``, left open)."""
+        if self.path == STDIN:
+            return contextlib.nullcontext(sys.stdin.buffer)
+        self.check_path()
+        try:
+            return open(self.path, "rb")  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
+        except FileNotFoundError:
+            raise self.cannot_read("no such file") from None
+        except IsADirectoryError:
+            raise self.cannot_read("it is a directory") from None
+        except OSError as e:
+            raise self.cannot_read(e.strerror or str(e)) from None
+
+    def cannot_read(self, why: str) -> ValueError:
+        """The error for a file that cannot be opened or read, saying ``why``."""
+        return ValueError(f"cannot read the deal file {self.name}: {why}")
+
+    def check_path(self) -> None:
+        """Refuse the empty path (``open('')`` would say "no such file" of a file never named)."""
+        if self.path == "":
+            raise ValueError("--deal-file must name a file ('-' for stdin), not ''")
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of every non-blank line, stripped, read lazily."""
+        with self._open() as f:
+            try:
+                yield from self._read(f)
+            except OSError as e:
+                raise self.cannot_read(e.strerror or str(e)) from None
+
+    def _read(self, f) -> Iterator[tuple[int, str]]:
+        lineno = 0
+        while raw := f.readline(READ_LIMIT):
+            lineno += 1
+            if len(raw) == READ_LIMIT and not raw.endswith(b"\n"):
+                self._too_long(lineno, f"over {MAX_DEAL_LINE_CHARS}")
+            if NUL in raw:
+                raise ValueError(f"{self.name} is not a text file of deals: it holds NUL bytes "
+                                 f"(binary data, or UTF-16 text; save it as UTF-8)")
+            if lineno == 1:
+                raw = raw.removeprefix(UTF8_BOM)
+            try:
+                text = raw.decode("utf-8").strip()
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{self.name} line {lineno} is not UTF-8 text (byte "
+                                 f"0x{raw[e.start]:02x}); save the file as UTF-8") from None
+            if not text:
+                continue
+            if len(text) > MAX_DEAL_LINE_CHARS:
+                self._too_long(lineno, str(len(text)))
+            yield lineno, text
+
+    def _too_long(self, lineno: int, chars: str) -> None:
+        raise ValueError(f"{self.name} line {lineno} is too long for a deal ({chars} characters; "
+                         f"a deal is 52 cards)")
+
+    def deals(self) -> Iterator[tuple[int, np.ndarray]]:
+        """``(line number, deal)`` of every non-blank line; a malformed deal is a ``ValueError``
+        naming the file and the line, and so is a file with no deal at all."""
+        found = False
+        for lineno, text in self.lines():
+            try:
+                deal = parse_deal(text)
+            except ValueError as e:
+                raise ValueError(f"{self.name} {line_error(lineno, str(e))}") from None
+            found = True
+            yield lineno, deal
+        if not found:
+            raise ValueError(self.no_deal())
+
+    def no_deal(self) -> str:
+        """The message for a file without a deal."""
+        return f"{self.name} holds no deal (it is empty or only blank lines)"
