@@ -32,15 +32,13 @@ enumerated in a 2-player round (7.7 cards, counted by the kernel until issue 13)
 
 
 @njit(cache=True)
-def _rounds_only(seed, n_rounds, n_players, deck, loc, cnt, hsize, stock, pot, melds, owner,
-                 opened, penalty, scores, sc, log):
+def _rounds_only(seed, n_rounds, n_players, work):
     """``n_rounds`` rounds on one stream, the starter moving left; returns the turns played."""
     rng = new_state(seed)
     turns = 0
     for r in range(n_rounds):
-        _play_round(rng, n_players, r % n_players, 0, 50, deck, loc, cnt, hsize, stock, pot,
-                    melds, owner, opened, penalty, scores, sc, log)
-        turns += sc[SC_TURNS]
+        _play_round(rng, n_players, r % n_players, 0, 50, work)
+        turns += work.sc[SC_TURNS]
     return turns
 
 
@@ -90,16 +88,16 @@ def main() -> None:
     args = ap.parse_args()
 
     work = new_work(LOG_ROWS)
-    deal_args = (work[0], work[1], work[2], work[3], work[4], work[7], work[8], work[9],
-                 work[11])
-    _rounds_only(1, 10, 2, *work)  # warm-up: compile everything first
+    deal_args = (work.deck, work.loc, work.cnt, work.hsize, work.stock, work.owner, work.opened,
+                 work.penalty, work.sc)
+    _rounds_only(1, 10, 2, work)  # warm-up: compile everything first
     _deals_only(1, 10, 2, *deal_args)
     _enumerations(_random_hands(1, 10, 14), 14)
     for p in (2, 4, 6):
         simulate(1, 20, p, jobs=1)
 
     rows = []
-    t, turns = timed(lambda: _rounds_only(7, args.rounds, 2, *work),
+    t, turns = timed(lambda: _rounds_only(7, args.rounds, 2, work),
                                           args.repeats)
     kernel_rate = args.rounds / np.median(t)
     rows.append(("round kernel only", 2, args.rounds, "-", t, kernel_rate))

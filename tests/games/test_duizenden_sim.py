@@ -213,8 +213,8 @@ def test_starting_seat_moves_left_each_round():
     work = new_work()
     rng = game_rng(5, 0)
     for r in range(int(rec["rounds"][0])):
-        _play_round(rng, 3, r % 3, 0, 50, *work)
-        assert list(work[10][:3]) == list(rec["round_scores"][r])
+        _play_round(rng, 3, r % 3, 0, 50, work)
+        assert list(work.scores[:3]) == list(rec["round_scores"][r])
 
 
 def test_reproducible_across_jobs():

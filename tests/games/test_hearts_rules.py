@@ -222,12 +222,12 @@ def test_omnibus_jack_of_diamonds(game):
 
 
 def score_moon(rules, taken_text, base):
-    n, _, _, _, _, _, _, moon_mask, moon_points, moon_rule = rules.kernel_args()
-    taken = np.zeros(n, np.uint64)
+    args = rules.kernel_args()
+    taken = np.zeros(args.n, np.uint64)
     for s, text in enumerate(taken_text):
         taken[s] = np.uint64(mask_of(cards(text)))
     pts = np.array(base, dtype=np.int64)
-    shooter = K._score_moon(n, taken, moon_mask, moon_points, moon_rule, pts)
+    shooter = K._score_moon(args.n, taken, args.moon_mask, args.moon_points, args.moon_rule, pts)
     return int(shooter), pts.tolist()
 
 

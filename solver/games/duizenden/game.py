@@ -19,7 +19,7 @@ from solver.games.duizenden.melds import (
 from solver.games.duizenden.play import (
     END_EXHAUSTED, END_OUT, END_TURN_LIMIT, HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE,
     LOG_ROWS, SC_LOG_N, SC_LOG_ON, SC_MELDS, SC_OUT, SC_POT, SC_STOCK, SC_TURNS, _play_game,
-    _play_round, game_rng, new_work)
+    _play_round, game_rng, new_records, new_work)
 from solver.games.duizenden.options import (  # noqa: F401 - re-exported
     DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, GAME_NAME, MAX_MAX_ROUNDS, MAX_PLAYERS, MIN_PLAYERS,
     TARGET_POINTS, VARIANT_NAMES)
@@ -118,22 +118,21 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
     if not 0 <= start < players:
         raise ValueError(f"the starting seat must be 0..{players - 1}, not {start}")
     work = new_work(LOG_ROWS if log else 0)
-    deck, loc, cnt, hsize, stock, pot, melds, owner, opened, penalty, scores, sc, log_arr = work
+    loc, cnt, melds, owner, sc = work.loc, work.cnt, work.melds, work.owner, work.sc
     sc[SC_LOG_ON] = 1 if log else 0
     rng = game_rng(seed, 0)
-    end = _play_round(rng, players, start, variants.flags, variants.penalty, *work[:11], sc,
-                      log_arr)
-    deal = deck.copy()
+    end = _play_round(rng, players, start, variants.flags, variants.penalty, work)
+    deal = work.deck.copy()
     return {
         "end": END_NAMES[int(end)],
         "turns": int(sc[SC_TURNS]),
         "out_seat": int(sc[SC_OUT]),
-        "scores": [int(s) for s in scores[:players]],
+        "scores": [int(s) for s in work.scores[:players]],
         "loc": loc.copy(),
         "owner": owner.copy(),
         "cnt": cnt[:players].copy(),
-        "penalty": [int(p) for p in penalty[:players]],
-        "opened": [bool(o) for o in opened[:players]],
+        "penalty": [int(p) for p in work.penalty[:players]],
+        "opened": [bool(o) for o in work.opened[:players]],
         "stock_left": int(sc[SC_STOCK]),
         "pot_size": int(sc[SC_POT]),
         "melds": [{"owner": int(melds[m, M_OWNER]),
@@ -145,7 +144,7 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
                   for p in range(players)],
         "open_card": int(deal[players * HAND_CARDS]),
         "stock": [int(c) for c in deal[players * HAND_CARDS + 1:]][::-1],
-        "events": log_arr[:sc[SC_LOG_N]].copy() if log else None,
+        "events": work.log[:sc[SC_LOG_N]].copy() if log else None,
     }
 
 
@@ -187,10 +186,7 @@ def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
     players = params["players"]
     max_rounds = params["max_rounds"]
     work = new_work()
-    r_scores = np.zeros((max_rounds, MAX_PLAYERS), dtype=np.int64)
-    r_turns = np.zeros(max_rounds, dtype=np.int64)
-    r_end = np.zeros(max_rounds, dtype=np.int64)
-    r_out = np.zeros(max_rounds, dtype=np.int64)
+    rec = new_records(max_rounds)
     totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
     rounds = np.zeros(n_games, dtype=np.int64)
     winner = np.zeros(n_games, dtype=np.int64)
@@ -198,14 +194,14 @@ def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
     sc_rows, st_rows, en_rows = [], [], []
     for g in range(n_games):
         rng = game_rng(seed, first_game + g)
-        n, w = _play_game(rng, players, params["flags"], params["penalty"], max_rounds, *work,
-                          r_scores, r_turns, r_end, r_out, totals)
+        n, w = _play_game(rng, players, params["flags"], params["penalty"], max_rounds, work, rec,
+                          totals)
         rounds[g] = n
         winner[g] = w
         game_totals[g] = totals[:players]
-        sc_rows.append(r_scores[:n, :players].copy())
-        st_rows.append(r_turns[:n].copy())
-        en_rows.append(r_end[:n].copy())
+        sc_rows.append(rec.scores[:n, :players].copy())
+        st_rows.append(rec.turns[:n].copy())
+        en_rows.append(rec.end[:n].copy())
     return {"rounds": rounds, "winner": winner, "totals": game_totals,
             "round_scores": np.concatenate(sc_rows), "round_turns": np.concatenate(st_rows),
             "round_end": np.concatenate(en_rows)}

@@ -18,6 +18,8 @@ One "legal action" is defined in docs/duizenden.md; each decision draws one unif
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -52,6 +54,10 @@ END_OUT, END_EXHAUSTED, END_TURN_LIMIT = 0, 1, 2
 ``TURN_LIMIT`` (never reached: every turn draws from the stock or lays at least three cards)."""
 TURN_LIMIT = 10_000
 
+STEP_ON, STEP_OUT, STEP_STUCK = 0, 1, -1
+"""What a step of a turn (draw, meld, discard) returns: play goes on; the player's hand is empty
+(out); the player can neither draw nor take the pot (the stock is exhausted)."""
+
 EV_EXCHANGE, EV_DECLINE, EV_DRAW, EV_TAKE_POT, EV_MELD, EV_LAYOFF, EV_SWAP = 1, 2, 3, 4, 5, 6, 7
 EV_UNDO, EV_OPENED, EV_DISCARD, EV_NO_DISCARD, EV_ANNOUNCE, EV_OUT, EV_EXHAUSTED = (
     8, 9, 10, 11, 12, 13, 14)
@@ -67,21 +73,56 @@ def game_rng(seed, game):
     return new_state(stream_seed(seed, game))
 
 
-def new_work(log_rows: int = 0) -> tuple:
+class RoundWork(NamedTuple):
+    """The state arrays of a round (see the module docstring), reused from round to round; the
+    kernels take them as one argument (numba passes a named tuple of arrays as a struct)."""
+    deck: np.ndarray
+    loc: np.ndarray
+    cnt: np.ndarray
+    hsize: np.ndarray
+    stock: np.ndarray
+    pot: np.ndarray
+    melds: np.ndarray
+    owner: np.ndarray
+    opened: np.ndarray
+    penalty: np.ndarray
+    scores: np.ndarray
+    sc: np.ndarray
+    log: np.ndarray
+
+
+class RoundRecords(NamedTuple):
+    """Per-round results of one game, row ``r`` for round ``r``: the round's scores by seat,
+    its turns, how it ended (``END_*``) and the seat that went out (-1)."""
+    scores: np.ndarray
+    turns: np.ndarray
+    end: np.ndarray
+    out: np.ndarray
+
+
+def new_work(log_rows: int = 0) -> RoundWork:
     """Fresh state arrays for ``_play_round`` / ``_play_game`` (sized for six players)."""
-    return (np.arange(MAX_CARDS, dtype=np.int64),            # deck
-            np.zeros(MAX_CARDS, dtype=np.int64),             # loc
-            np.zeros((MAX_PLAYERS, N_KINDS), dtype=np.int64),  # cnt
-            np.zeros(MAX_PLAYERS, dtype=np.int64),           # hsize
-            np.zeros(MAX_CARDS, dtype=np.int64),             # stock
-            np.zeros(MAX_CARDS, dtype=np.int64),             # pot
-            np.zeros((MAX_MELDS, MELD_WIDTH), dtype=np.int64),  # melds
-            np.zeros(MAX_CARDS, dtype=np.int64),             # owner
-            np.zeros(MAX_PLAYERS, dtype=np.int64),           # opened
-            np.zeros(MAX_PLAYERS, dtype=np.int64),           # penalty
-            np.zeros(MAX_PLAYERS, dtype=np.int64),           # scores
-            np.zeros(SC_LEN, dtype=np.int64),                # sc
-            np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64))  # log
+    return RoundWork(deck=np.arange(MAX_CARDS, dtype=np.int64),
+                     loc=np.zeros(MAX_CARDS, dtype=np.int64),
+                     cnt=np.zeros((MAX_PLAYERS, N_KINDS), dtype=np.int64),
+                     hsize=np.zeros(MAX_PLAYERS, dtype=np.int64),
+                     stock=np.zeros(MAX_CARDS, dtype=np.int64),
+                     pot=np.zeros(MAX_CARDS, dtype=np.int64),
+                     melds=np.zeros((MAX_MELDS, MELD_WIDTH), dtype=np.int64),
+                     owner=np.zeros(MAX_CARDS, dtype=np.int64),
+                     opened=np.zeros(MAX_PLAYERS, dtype=np.int64),
+                     penalty=np.zeros(MAX_PLAYERS, dtype=np.int64),
+                     scores=np.zeros(MAX_PLAYERS, dtype=np.int64),
+                     sc=np.zeros(SC_LEN, dtype=np.int64),
+                     log=np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64))
+
+
+def new_records(max_rounds: int) -> RoundRecords:
+    """Zeroed ``RoundRecords`` for games of at most ``max_rounds`` rounds."""
+    return RoundRecords(scores=np.zeros((max_rounds, MAX_PLAYERS), dtype=np.int64),
+                        turns=np.zeros(max_rounds, dtype=np.int64),
+                        end=np.zeros(max_rounds, dtype=np.int64),
+                        out=np.zeros(max_rounds, dtype=np.int64))
 
 
 @njit(_KIND_SIG, cache=True)
@@ -235,7 +276,7 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
         n_pot = _hand_melds(cnt[seat], tk, ctx, -1, spec)
         cnt[seat, tk] -= 1
     if n_stock + n_pot == 0:
-        return -1
+        return STEP_STUCK
     # Two decisions: draw or take the pot (when both are legal), then which pot meld.
     take = n_stock == 0 or (n_pot > 0 and below(rng, 2) == 1)
     if not take:
@@ -243,7 +284,7 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
         card = stock[sc[SC_STOCK]]
         _to_hand(card, seat, loc, cnt, hsize)
         _log(log, sc, EV_DRAW, seat, card, 0, 0)
-        return 0
+        return STEP_ON
     cnt[seat, tk] += 1
     _hand_melds(cnt[seat], tk, ctx, below(rng, n_pot), spec)
     cnt[seat, tk] -= 1
@@ -255,7 +296,7 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
     for i in range(sc[SC_POT]):
         _to_hand(pot[i], seat, loc, cnt, hsize)
     sc[SC_POT] = 0
-    return 1 if hsize[seat] == 0 else 0
+    return STEP_OUT if hsize[seat] == 0 else STEP_ON
 
 
 @njit(cache=True)
@@ -304,7 +345,7 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
             if opened[seat] == 0 and sc[SC_MELDS] > first:
                 _log(log, sc, EV_UNDO, seat, sc[SC_MELDS] - first, prov, 0)
                 _undo(seat, first, loc, cnt, hsize, owner, melds, sc)
-            return 0
+            return STEP_ON
         if a < n_m:
             _hand_melds(cnt[seat], -1, ctx, a, spec)
             m = _lay_meld(spec, seat, -1, loc, cnt, hsize, owner, melds, sc)
@@ -324,7 +365,7 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
             _swaps(cnt[seat], melds, sc[SC_MELDS], ctx, a - n_m - n_l, act)
             _swap(seat, act[0], act[1], act[2], loc, cnt, hsize, owner, melds, log, sc)
         if hsize[seat] == 0:
-            return 1
+            return STEP_OUT
 
 
 @njit(cache=True)
@@ -349,7 +390,7 @@ def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot
             n += 1
     if n == 0:
         _log(log, sc, EV_NO_DISCARD, seat, 0, 0, 0)
-        return 0
+        return STEP_ON
     a = below(rng, n)
     for k in range(N_KINDS):
         if cnt[seat, k] > 0 and _may_discard(k, h, flags, opened_now):
@@ -363,13 +404,13 @@ def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot
                 break
             a -= 1
     if hsize[seat] == 0:
-        return 1
+        return STEP_OUT
     if hsize[seat] == 1 and flags & FLAG_LAST_CARD:
         announced = below(rng, 2)
         if announced == 0:
             penalty[seat] += pen_points
         _log(log, sc, EV_ANNOUNCE, seat, announced, 0, 0)
-    return 0
+    return STEP_ON
 
 
 @njit(cache=True)
@@ -378,8 +419,8 @@ def _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner,
     """Meld step then discard step of ``seat``'s turn. Returns 1 if the player went out."""
     was_open = opened[seat]
     if _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec,
-                  act) == 1:
-        return 1
+                  act) == STEP_OUT:
+        return STEP_OUT
     opened_now = 1 if was_open == 0 and opened[seat] == 1 else 0
     return _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty,
                          sc, log)
@@ -458,9 +499,12 @@ def _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, 
 
 
 @njit(cache=True)
-def _play_round(rng, n_players, start, flags, pen_points, deck, loc, cnt, hsize, stock, pot,
-                melds, owner, opened, penalty, scores, sc, log):
-    """Deal and play one round from ``start``; fills ``scores`` and ``sc``; returns END_*."""
+def _play_round(rng, n_players, start, flags, pen_points, work):
+    """Deal and play one round from ``start`` with the ``RoundWork`` arrays ``work``; fills its
+    ``scores`` and ``sc``; returns END_*."""
+    deck, loc, cnt, hsize = work.deck, work.loc, work.cnt, work.hsize
+    stock, pot, melds, owner = work.stock, work.pot, work.melds, work.owner
+    opened, penalty, scores, sc, log = work.opened, work.penalty, work.scores, work.sc, work.log
     ctx = np.zeros(CTX_LEN, dtype=np.int64)
     spec = np.zeros(SPEC_LEN, dtype=np.int64)
     act = np.zeros(3, dtype=np.int64)
@@ -481,7 +525,7 @@ def _play_round(rng, n_players, start, flags, pen_points, deck, loc, cnt, hsize,
                      penalty, sc, log, ctx, spec, act)
     sc[SC_TURNS] = 1
     while sc[SC_TURNS] < TURN_LIMIT:
-        if out == 1:
+        if out == STEP_OUT:
             end = END_OUT
             sc[SC_OUT] = seat
             _log(log, sc, EV_OUT, seat, 0, 0, 0)
@@ -489,13 +533,13 @@ def _play_round(rng, n_players, start, flags, pen_points, deck, loc, cnt, hsize,
         seat = (seat + 1) % n_players
         d = _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc,
                        log, ctx, spec)
-        if d == -1:
+        if d == STEP_STUCK:
             end = END_EXHAUSTED
             _log(log, sc, EV_EXHAUSTED, seat, 0, 0, 0)
             break
         sc[SC_TURNS] += 1
-        if d == 1:
-            out = 1
+        if d == STEP_OUT:
+            out = STEP_OUT
             continue
         out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
                          penalty, sc, log, ctx, spec, act)
@@ -506,24 +550,23 @@ def _play_round(rng, n_players, start, flags, pen_points, deck, loc, cnt, hsize,
 
 
 @njit(cache=True)
-def _play_game(rng, n_players, flags, pen_points, max_rounds, deck, loc, cnt, hsize, stock, pot,
-               melds, owner, opened, penalty, scores, sc, log, r_scores, r_turns, r_end, r_out,
-               totals):
+def _play_game(rng, n_players, flags, pen_points, max_rounds, work, rec, totals):
     """Rounds until a total reaches 1000 after a round (or ``max_rounds``). The highest total wins;
     a tie goes to the player who went out in the last round if tied, else the lowest seat.
-    Returns (rounds played, winner or -1 if unfinished)."""
+    Fills ``rec`` (``RoundRecords``) and ``totals``; returns (rounds played, winner or -1 if
+    unfinished)."""
     totals[:] = 0
     for r in range(max_rounds):
-        end = _play_round(rng, n_players, r % n_players, flags, pen_points, deck, loc, cnt, hsize,
-                          stock, pot, melds, owner, opened, penalty, scores, sc, log)
+        end = _play_round(rng, n_players, r % n_players, flags, pen_points, work)
+        scores, sc = work.scores, work.sc
         best = -1 << 40
         for p in range(n_players):
             totals[p] += scores[p]
-            r_scores[r, p] = scores[p]
+            rec.scores[r, p] = scores[p]
             best = max(best, totals[p])
-        r_turns[r] = sc[SC_TURNS]
-        r_end[r] = end
-        r_out[r] = sc[SC_OUT]
+        rec.turns[r] = sc[SC_TURNS]
+        rec.end[r] = end
+        rec.out[r] = sc[SC_OUT]
         if best >= TARGET_POINTS:
             return r + 1, _winner(totals, n_players, sc[SC_OUT])
     return max_rounds, -1

@@ -143,14 +143,16 @@ class HeartsRules:
             return -self.penalty_total + bonus
         raise ValueError(f"{self.preset.title} has no moon")
 
-    def kernel_args(self) -> tuple:
-        """``(n, deck, points, pass_offsets, lead_card, must_break, ban_mask, moon_mask,
-        moon_points, moon_rule)`` for the kernels."""
+    def kernel_args(self) -> K.KernelArgs:
+        """These rules as the kernels take them."""
         penalty = mask_of(self.penalty_cards)
-        return (self.players, self.deck, self.points, np.array(self.pass_cycle, dtype=np.int64),
-                self.lead_card, self.preset.must_break,
-                np.uint64(penalty if self.preset.first_trick_ban else 0),
-                np.uint64(penalty), self.penalty_total, _MOON_CODE[self.moon])
+        return K.KernelArgs(
+            n=self.players, deck=self.deck, points=self.points,
+            pass_offsets=np.array(self.pass_cycle, dtype=np.int64), lead_card=self.lead_card,
+            must_break=self.preset.must_break,
+            ban_mask=np.uint64(penalty if self.preset.first_trick_ban else 0),
+            moon_mask=np.uint64(penalty), moon_points=self.penalty_total,
+            moon_rule=_MOON_CODE[self.moon])
 
     def options(self) -> list[str]:
         """The table options in force, as words (empty for the plain preset)."""
@@ -185,12 +187,12 @@ def legal_moves(rules: HeartsRules, hand, led_suit: int | None = None, first_tri
             raise ValueError(f"card id {c} is not in play in {rules.describe()}")
     if led_suit is not None and not 0 <= led_suit <= 3:
         raise ValueError(f"led suit must be 0..3, not {led_suit}")
-    (_, _, _, _, lead_card, must_break, ban_mask, _, _, _) = rules.kernel_args()
-    if first_trick and led_suit is None and lead_card >= 0 and lead_card not in cards:
+    args = rules.kernel_args()
+    if first_trick and led_suit is None and args.lead_card >= 0 and args.lead_card not in cards:
         raise ValueError("the first lead of a Hearts deal comes from the lowest club's holder")
-    legal = K._legal_kernel(np.uint64(mask_of(cards)), -1 if led_suit is None else led_suit,
-                            first_trick, hearts_broken, lead_card, must_break, ban_mask)
-    return [c for c in sorted(cards) if int(legal) >> c & 1]
+    legal = K.legal_mask(mask_of(cards), -1 if led_suit is None else led_suit, first_trick,
+                         hearts_broken, args)
+    return [c for c in sorted(cards) if legal >> c & 1]
 
 
 def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
@@ -200,10 +202,8 @@ def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
     (``deal_points``, ``shooter``) one row a deal, all deals of the chunk's games in game order,
     so the runner's concatenation keeps them in order too."""
     rules: HeartsRules = params["rules"]
-    length, final, capped, deal_points, shooter = K._play_games(
-        seed, first_game, n_games, *rules.kernel_args(), rules.target, MAX_DEALS)
-    return {"length": length, "final": final, "capped": capped, "deal_points": deal_points,
-            "shooter": shooter}
+    return K.play_game_records(seed, first_game, n_games, rules.kernel_args(), rules.target,
+                               MAX_DEALS)._asdict()
 
 
 def play_games(rules: HeartsRules, games: int, seed: int = 0, jobs: int | None = 1,
@@ -288,17 +288,17 @@ def trace_deal(rules: HeartsRules, seed: int = 0, deal: int = 1) -> DealTrace:
     deal = check_int(deal, f"the deal number must be a positive integer, not {deal!r}", 1)
     if deal > MAX_DEALS:
         raise ValueError(f"the deal number must be at most {MAX_DEALS}")
-    dealt, passed, plays, leaders, winners_, _, dp, shooter, before, ended = K._trace_deal(
-        seed, 0, deal - 1, *rules.kernel_args(), rules.target)
-    if ended >= 0:
-        raise ValueError(f"game 0 of seed {seed} ends after deal {ended} (a total reached the "
+    rec = K.deal_record(seed, 0, deal - 1, rules.kernel_args(), rules.target)
+    if rec.ended >= 0:
+        raise ValueError(f"game 0 of seed {seed} ends after deal {rec.ended} (a total reached the "
                          f"target {rules.target}), so it has no deal {deal}")
     pts = rules.points
     return DealTrace(
         rules=rules, seed=seed, deal_index=deal - 1, dealer=(deal - 1) % rules.players,
         pass_offset=rules.pass_offset(deal - 1),
-        dealt=[_mask_cards(m) for m in dealt], passed=[_mask_cards(m) for m in passed],
-        plays=[[int(c) for c in row] for row in plays], leaders=[int(x) for x in leaders],
-        winners=[int(x) for x in winners_],
-        trick_points=[int(sum(pts[c] for c in row)) for row in plays],
-        points=[int(x) for x in dp], shooter=int(shooter), scores_before=[int(x) for x in before])
+        dealt=[_mask_cards(m) for m in rec.dealt], passed=[_mask_cards(m) for m in rec.passed],
+        plays=[[int(c) for c in row] for row in rec.plays], leaders=[int(x) for x in rec.leaders],
+        winners=[int(x) for x in rec.winners],
+        trick_points=[int(sum(pts[c] for c in row)) for row in rec.plays],
+        points=[int(x) for x in rec.deal_points], shooter=int(rec.shooter),
+        scores_before=[int(x) for x in rec.before])

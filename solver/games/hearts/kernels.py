@@ -26,6 +26,8 @@ three cards passed, each card played) is uniform over the legal cards, drawn wit
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -45,6 +47,49 @@ _SUIT_BITS = SUIT_MASKS.copy()
 _STRENGTH = np.array([(c % RANKS_PER_SUIT + RANKS_PER_SUIT - 1) % RANKS_PER_SUIT
                       for c in range(NATURAL_CARDS)], dtype=np.int64)
 """Trick strength within a suit, A high: two = 0 .. king = 11, ace = 12."""
+
+
+class KernelArgs(NamedTuple):
+    """A rules object as the kernels take it (the fields of the module docstring), in the order
+    of their parameters after the seed and game numbers: pass it as ``*args``."""
+    n: int
+    deck: np.ndarray
+    points: np.ndarray
+    pass_offsets: np.ndarray
+    lead_card: int
+    must_break: bool
+    ban_mask: np.uint64
+    moon_mask: np.uint64
+    moon_points: int
+    moon_rule: int
+
+
+class GameRecords(NamedTuple):
+    """What ``_play_games`` returns: per game the deals played, the final scores and whether the
+    deal cap stopped it; per deal (all deals of all games, in order) the points of each seat and
+    the moon shooter (-1: none)."""
+    length: np.ndarray
+    final: np.ndarray
+    capped: np.ndarray
+    deal_points: np.ndarray
+    shooter: np.ndarray
+
+
+class DealRecord(NamedTuple):
+    """What ``_trace_deal`` returns: one deal's hands as dealt and the cards each seat passed
+    (masks), the cards played (trick x turn), each trick's leader and winner, the cards each seat
+    took (masks), the deal's points by seat, the moon shooter (-1), the scores before the deal
+    and the number of deals after which the game had already ended (-1: it had not)."""
+    dealt: np.ndarray
+    passed: np.ndarray
+    plays: np.ndarray
+    leaders: np.ndarray
+    winners: np.ndarray
+    taken: np.ndarray
+    deal_points: np.ndarray
+    shooter: int
+    before: np.ndarray
+    ended: int
 
 
 @njit(cache=True)
@@ -239,6 +284,24 @@ def _trace_deal(seed, game, deal_no, n, deck, points, pass_offsets, lead_card, m
                              must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
                              hands, dealt, passed, plays, leaders, winners, taken, dp)
     return dealt, passed, plays, leaders, winners, taken, dp, shooter, before, ended
+
+
+def play_game_records(seed: int, first_game: int, n_games: int, args: KernelArgs, target: int,
+                      max_deals: int) -> GameRecords:
+    """Games ``first_game ..`` of ``seed`` played to ``target`` (see ``_play_games``)."""
+    return GameRecords(*_play_games(seed, first_game, n_games, *args, target, max_deals))
+
+
+def deal_record(seed: int, game: int, deal_no: int, args: KernelArgs, target: int) -> DealRecord:
+    """Deal ``deal_no`` (0-based) of game ``game`` of ``seed`` (see ``_trace_deal``)."""
+    return DealRecord(*_trace_deal(seed, game, deal_no, *args, target))
+
+
+def legal_mask(hand: int, led_suit: int, first_trick: bool, hearts_broken: bool,
+               args: KernelArgs) -> int:
+    """Mask of the cards of the mask ``hand`` that may be played (``led_suit`` -1 for a lead)."""
+    return int(_legal_kernel(np.uint64(hand), led_suit, first_trick, hearts_broken,
+                             args.lead_card, args.must_break, args.ban_mask))
 
 
 @njit(cache=True)
