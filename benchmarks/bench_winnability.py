@@ -1,6 +1,6 @@
 """Pyramid winnability throughput, written to the ``## Pyramid winnability`` section of RESULTS.md.
 
-    python benchmarks/bench_winnability.py [--deals 200000] [--sample 20000] [--jobs 2]
+    python benchmarks/bench_winnability.py [--deals 200000] [--sample 20000] [--jobs 2] [--no-write]
 
 After a warm-up that loads or compiles every kernel (compilation excluded):
 
@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds  # noqa: E402
-from solver.pyramid.rules import PRESETS, Rules  # noqa: E402
-from solver.pyramid.winnable import START, Workspace, _decide, rule_args, winnable_many  # noqa: E402
+from solver.pyramid.dfs import decide_flat  # noqa: E402
+from solver.pyramid.rules import PRESETS, Rules, rule_args  # noqa: E402
+from solver.pyramid.winnable import START, Outcome, Workspace, winnable_many  # noqa: E402
 
 TITLE = "## Pyramid winnability"
 TARGET = 20_000
@@ -44,7 +45,7 @@ def _worker(args):
     for start in range(lo, hi, CHUNK):
         o, _ = winnable_many(deals_from_seeds(np.arange(start, min(hi, start + CHUNK))), rules,
                              workspace=ws)
-        won += int((o == 1).sum())
+        won += int((o == Outcome.WON).sum())
     return won
 
 
@@ -64,14 +65,14 @@ def per_deal(seeds, rules: Rules):
     """Per-deal seconds and states, one kernel call each."""
     ws = Workspace.create(rules)
     path = np.zeros(len(ws.counts), dtype=np.int64)
-    rec, ov, st, ga = rule_args(rules)
+    rule = rule_args(rules)
     deals = deals_from_seeds(seeds)
     secs = np.empty(len(seeds))
     states = np.empty(len(seeds), dtype=np.int64)
     outcome = np.empty(len(seeds), dtype=np.int8)
     for k in range(len(seeds)):
         t0 = time.perf_counter()
-        o, _, e = _decide(deals[k], START, rec, ov, st, ga, 0, *ws.args(), path)
+        o, _, e = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)
         secs[k] = time.perf_counter() - t0
         states[k], outcome[k] = e, o
     return secs, states, outcome
@@ -79,7 +80,7 @@ def per_deal(seeds, rules: Rules):
 
 def row(name: str, rules: Rules, secs, states, outcome) -> str:
     ms = secs * 1000
-    return (f"| {name} | {rules.describe()} | {len(secs):,} | {(outcome == 1).mean():.3f} | "
+    return (f"| {name} | {rules.describe()} | {len(secs):,} | {(outcome == Outcome.WON).mean():.3f} | "
             f"{len(secs) / secs.sum():,.0f} | {np.median(ms):.3f} | {np.percentile(ms, 99):.3f} | "
             f"{ms.max():.1f} | {int(np.median(states)):,} | {int(np.percentile(states, 99)):,} | "
             f"{states.max():,} |")
@@ -90,6 +91,7 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200_000)
     ap.add_argument("--sample", type=int, default=20_000)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     args = ap.parse_args()
 
     std = PRESETS["standard"]
@@ -130,7 +132,8 @@ Per deal, one kernel call at a time (times include ~2-5 us of Python call overhe
 | sample | rules | deals | win rate | deals/s | median ms | p99 ms | max ms | median states | p99 states | max states |
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 """ + "\n".join(rows) + "\n"
-    write_section(TITLE, text)
+    if not args.no_write:
+        write_section(TITLE, text)
     print(text)
 
 

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from solver.core.cards import NATURAL_CARDS, Card, card_rank, format_card, parse_card, split_tokens
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import COVER_MASK, COVERED_BY, FULL_PYRAMID, PYRAMID_CARDS
 from solver.pyramid.rules import Rules
 from solver.core.text import quoted
+from solver.core.validate import is_int
 
 STEP_DRAW = "draw"
 STEP_RECYCLE = "recycle"
@@ -43,7 +42,7 @@ Step = tuple
 
 # --------------------------------------------------------------------------- solution text
 
-def _step_card(text: str, token: str) -> Card:
+def _step_card(text: str) -> Card:
     """One card of a step token, refusing jokers and second-deck cards."""
     try:
         c = parse_card(text)
@@ -74,12 +73,12 @@ def parse_step(token: str) -> Step:
             raise ValueError(f"{quoted(token)}: a pair names exactly two cards joined by '+'")
         if not parts[0] or not parts[1]:
             raise ValueError(f"{quoted(token)}: a pair needs a card on each side of '+'")
-        c1, c2 = _step_card(parts[0], token), _step_card(parts[1], token)
+        c1, c2 = _step_card(parts[0]), _step_card(parts[1])
         if c1 == c2:
             raise ValueError(f"{quoted(token)}: a pair needs two different cards")
         return (STEP_PAIR, c1, c2)
     try:
-        return (STEP_KING, _step_card(t, token))
+        return (STEP_KING, _step_card(t))
     except ValueError:
         raise ValueError(f"{quoted(token)} is not a step (expected draw, recycle, a king such as Kd, "
                          f"or a pair such as 6h+7c)") from None
@@ -128,7 +127,7 @@ def _normalize(step) -> Step:
         raise IllegalMove(f"{step!r} is not a step")
     out = [step[0]]
     for c in step[1:]:
-        if isinstance(c, bool) or not isinstance(c, (int, np.integer)):
+        if not is_int(c):
             raise IllegalMove(f"{c!r} is not a card id")
         out.append(int(c))
     return tuple(out)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from typing import NamedTuple
 
 from solver.core.text import quoted, shorten
 
 MAX_RECYCLES = 30
-"""Largest finite recycle limit (the packed state keeps the recycles used in bits 57..61)."""
+"""Largest finite recycle limit (the packed position keeps the recycles used in bits 57..61,
+the ``recycles`` field of ``solver.pyramid.state.STATE_FIELDS``)."""
 GOALS = ("pyramid", "all")
 UNLIMITED = "unlimited"
 """The one word for no limit on recycles (``none`` would read as "no recycles", so it is refused)."""
@@ -67,6 +69,23 @@ PRESETS: dict[str, Rules] = {
 }
 """``standard``: the standard rules' defaults (docs/pyramid.md). ``msc``: Microsoft Solitaire
 Collection's board challenge."""
+
+
+class RuleArgs(NamedTuple):
+    """``Rules`` as the kernels take them (``rule_args``): plain numbers and flags."""
+
+    recycles: int
+    """The recycle limit, -1 for unlimited."""
+    overlap: bool
+    stock_top: bool
+    goal_all: bool
+    """Goal "all" (clear all 52 cards) rather than "pyramid"."""
+
+
+def rule_args(rules: Rules) -> RuleArgs:
+    """The kernels' ``RuleArgs`` of ``rules``."""
+    return RuleArgs(-1 if rules.recycles is None else rules.recycles, rules.overlap,
+                    rules.stock_top, rules.goal == "all")
 
 
 def find_rules(name: str) -> Rules:

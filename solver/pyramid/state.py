@@ -1,15 +1,19 @@
 """Packed Pyramid positions and their move generation, as numba kernels over per-deal tables.
 
-A position is one ``uint64``; the deal itself stays outside it (in the per-deal tables)::
+A position is one ``uint64``; the deal itself stays outside it (in the per-deal tables,
+``DealTables``). ``STATE_FIELDS`` holds this layout as data, the masks below are built from it,
+and a test checks this table against both::
 
     bits  0..27  pyramid: bit p set while the card at position p (apex 0 .. 27) is still there
-    bits 28..51  stock and waste: bit 28+i set while the i-th stock card of the deal (i = 0 is
-                 the stock's top at the start) is still in play, in the stock or in the waste
+    bits 28..51  stock: bit 28+i set while the i-th stock card of the deal (i = 0 is the stock's
+                 top at the start) is still in play, in the stock or in the waste
     bits 52..56  pointer: the in-play cards with index < pointer form the waste (the highest of
                  them is the waste top), the others the stock (the lowest is the stock top)
-    bits 57..62  recycles used so far (only counted when recycles are limited; at most 30, so
-                 bit 62 stays free for the search's tag of free-stock positions)
-    bit  63      "after a draw": the last move was a draw or a recycle (concrete search only)
+    bits 57..61  recycles: recycles used so far (only counted when recycles are limited; at most
+                 ``MAX_RECYCLES`` = 30 of ``solver.pyramid.rules``)
+    bit  62      free_tag: never set in a position; the winnability search's lost-position table
+                 marks its free-stock keys with it (``FREE_TAG``)
+    bit  63      after_draw: the last move was a draw or a recycle (concrete moves only)
 
 Equal positions pack identically: the pointer is kept canonical, ``1 + index of the waste top``
 (0 with an empty waste), so two ways of reaching the same stock, waste and pyramid give one key;
@@ -23,9 +27,9 @@ The bit is part of the key, so a position reached both ways is remembered separa
 
 Two move generators work on this packing:
 
-* *concrete* (``_gen_concrete``): the real moves of docs/pyramid.md with the pointer and the
+* *concrete* (``gen_concrete``): the real moves of docs/pyramid.md with the pointer and the
   recycle count; used whenever recycles are limited, and by the minimum-move search.
-* *free-stock* (``_gen_free``), for deciding winnability with unlimited recycles: then any stock or
+* *free-stock* (``gen_free``), for deciding winnability with unlimited recycles: then any stock or
   waste card can be brought to the top of the waste by drawing and recycling, so the pointer does
   not matter (it stays 0) and every in-play stock card is available on its own. With goal "all"
   and the stock top available, two stock cards can be paired exactly when they are neighbours in
@@ -34,11 +38,15 @@ Two move generators work on this packing:
   value is offered, which keeps the packed set canonical. ``tests/`` checks these claims against
   the plain reference solver.
 
-Moves are ints: ``kind | a << 4 | b << 10`` with slots ``a``, ``b`` (0..27 pyramid positions,
-28+i stock card i; ``NO_SLOT`` when unused).
+A move is an int laid out by ``MOVE_FIELDS``: ``kind | a << MOVE_A_SHIFT | b << MOVE_B_SHIFT``
+with slots ``a``, ``b`` (0..27 pyramid positions, 28+i stock card i; ``NO_SLOT`` when unused).
+``encode_move``, ``move_kind``, ``move_a``, ``move_b`` (kernels) and ``decode_move`` (Python) are
+the only code that knows this layout.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -48,25 +56,65 @@ from solver.core.cards import RANK_OF
 from solver.pyramid.layout import (ABOVE, BELOW, COVERED_BY, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
                            STOCK_CARDS)
 
-PYR_MASK = np.uint64((1 << PYRAMID_CARDS) - 1)
+STATE_FIELDS = (
+    ("pyramid", 0, PYRAMID_CARDS),
+    ("stock", PYRAMID_CARDS, STOCK_CARDS),
+    ("pointer", 52, 5),
+    ("recycles", 57, 5),
+    ("free_tag", 62, 1),
+    ("after_draw", 63, 1),
+)
+"""The packed position's fields as ``(name, first bit, width)``, lowest bits first (the module
+docstring describes each); every mask and shift below is built from this table."""
+
+
+def field_shift(name: str) -> int:
+    """First bit of field ``name`` of ``STATE_FIELDS``."""
+    for n, first, _width in STATE_FIELDS:
+        if n == name:
+            return first
+    raise ValueError(f"no packed-position field {name!r}")
+
+
+def field_mask(name: str) -> int:
+    """The bits of field ``name`` of ``STATE_FIELDS``, in place (a Python int)."""
+    for n, first, width in STATE_FIELDS:
+        if n == name:
+            return ((1 << width) - 1) << first
+    raise ValueError(f"no packed-position field {name!r}")
+
+
+PYR_MASK = np.uint64(field_mask("pyramid"))
 """Bits 0..27 of a packed position: the pyramid."""
-STOCK_SHIFT = np.uint64(PYRAMID_CARDS)
-STOCK_MASK = np.uint64(((1 << STOCK_CARDS) - 1) << PYRAMID_CARDS)
+STOCK_SHIFT = np.uint64(field_shift("stock"))
+STOCK_MASK = np.uint64(field_mask("stock"))
 """Bits 28..51: the stock and waste cards still in play."""
-PTR_SHIFT = np.uint64(52)
-PTR_MASK = np.uint64(0x1F << 52)
+PTR_SHIFT = np.uint64(field_shift("pointer"))
+PTR_MASK = np.uint64(field_mask("pointer"))
 """Bits 52..56: the canonical pointer (1 + index of the waste top; 0 for an empty waste)."""
-REC_SHIFT = np.uint64(57)
-REC_MASK = np.uint64(0x3F << 57)
-"""Bits 57..62: recycles used."""
-AFTER_DRAW = np.uint64(1 << 63)
+REC_SHIFT = np.uint64(field_shift("recycles"))
+REC_MASK = np.uint64(field_mask("recycles"))
+"""Bits 57..61: recycles used."""
+MAX_RECYCLES_USED = field_mask("recycles") >> field_shift("recycles")
+"""The largest recycle count the field holds (31)."""
+FREE_TAG = np.uint64(field_mask("free_tag"))
+"""Bit 62: not part of a position; marks the free-stock keys of the winnability search's table."""
+AFTER_DRAW = np.uint64(field_mask("after_draw"))
 """Bit 63: the last move was a draw or a recycle (see the module docstring)."""
-START = np.uint64(((1 << PYRAMID_CARDS) - 1) | (((1 << STOCK_CARDS) - 1) << PYRAMID_CARDS))
+START = np.uint64(field_mask("pyramid") | field_mask("stock"))
 """The position at the start of every deal: all 52 cards in play, empty waste, no recycles."""
 
-DRAW, RECYCLE, KING, PAIR = 0, 1, 2, 3
-"""Move kinds. A PAIR of two pyramid slots is an overlap pair when one covers the other."""
-NO_SLOT = 63
+MOVE_DRAW, MOVE_RECYCLE, MOVE_KING, MOVE_PAIR = 0, 1, 2, 3
+"""Move kinds (``MOVE_KING``: a king removed alone; the rank is ``solver.core.cards.KING``). A
+``MOVE_PAIR`` of two pyramid slots is an overlap pair when one covers the other."""
+MOVE_FIELDS = (("kind", 0, 4), ("a", 4, 6), ("b", 10, 6))
+"""A move's fields as ``(name, first bit, width)``: its kind and its two slots."""
+MOVE_KIND_MASK = (1 << MOVE_FIELDS[0][2]) - 1
+MOVE_A_SHIFT = MOVE_FIELDS[1][1]
+MOVE_B_SHIFT = MOVE_FIELDS[2][1]
+SLOT_MASK = (1 << MOVE_FIELDS[1][2]) - 1
+"""A slot field, shifted down (slots 0..51, and ``NO_SLOT``)."""
+NO_SLOT = SLOT_MASK
 MAX_MOVES = 256
 """Room for the moves of one position (at most 28 kings/pairs per card class, far below this)."""
 
@@ -88,22 +136,32 @@ ROW_MASKS = _row_masks()
 
 @njit(cache=True)
 def encode_move(kind, a, b):
-    return kind | (a << 4) | (b << 10)
+    """The move int of kind ``kind`` with slots ``a`` and ``b`` (``MOVE_FIELDS``)."""
+    return kind | (a << MOVE_A_SHIFT) | (b << MOVE_B_SHIFT)
 
 
 @njit(cache=True)
 def move_kind(m):
-    return m & 0xF
+    """The kind (``MOVE_DRAW`` .. ``MOVE_PAIR``) of move ``m``."""
+    return m & MOVE_KIND_MASK
 
 
 @njit(cache=True)
 def move_a(m):
-    return (m >> 4) & 0x3F
+    """The first slot of move ``m``."""
+    return (m >> MOVE_A_SHIFT) & SLOT_MASK
 
 
 @njit(cache=True)
 def move_b(m):
-    return (m >> 10) & 0x3F
+    """The second slot of move ``m`` (``NO_SLOT`` for a king)."""
+    return (m >> MOVE_B_SHIFT) & SLOT_MASK
+
+
+def decode_move(m: int) -> tuple[int, int, int]:
+    """``(kind, a, b)`` of a move int, in plain Python (no kernel call from Python code)."""
+    m = int(m)
+    return m & MOVE_KIND_MASK, (m >> MOVE_A_SHIFT) & SLOT_MASK, (m >> MOVE_B_SHIFT) & SLOT_MASK
 
 
 @njit(cache=True)
@@ -150,9 +208,8 @@ def value_masks(val):
     return vmask
 
 
-@njit(cache=True)
-def _tables_kernel(deal):
-    """Per-deal tables:
+class DealTables(NamedTuple):
+    """Per-deal tables of the move generators and searches (``deal_tables``):
 
     * ``val[s]``: value 1..13 of the card in slot ``s`` (0..27 pyramid, 28..51 stock).
     * ``pmates[p]``: pyramid positions holding a card whose value makes 13 with ``p``'s.
@@ -162,6 +219,19 @@ def _tables_kernel(deal):
     * ``vmask[v]``: pyramid bits of the cards of value ``v``.
     * ``pkings``: pyramid bits holding kings; ``skings``: stock bits holding kings.
     """
+
+    val: np.ndarray
+    pmates: np.ndarray
+    reach: np.ndarray
+    sval: np.ndarray
+    vmask: np.ndarray
+    pkings: np.uint64
+    skings: np.uint64
+
+
+@njit(cache=True)
+def deal_tables(deal):
+    """The ``DealTables`` of ``deal`` (52 card ids)."""
     val = np.empty(52, dtype=np.int64)
     for s in range(52):
         val[s] = RANK_OF[deal[s]]
@@ -181,7 +251,7 @@ def _tables_kernel(deal):
         sval[val[PYRAMID_CARDS + i]] |= b
         if val[PYRAMID_CARDS + i] == 13:
             skings |= b
-    return val, pmates, reach, sval, vmask, pkings, skings
+    return DealTables(val, pmates, reach, sval, vmask, pkings, skings)
 
 
 @njit(cache=True)
@@ -225,28 +295,32 @@ def stock_top(state):
 def apply_concrete(state, m):
     """The position after move ``m`` (assumed legal) under the concrete rules."""
     kind = move_kind(m)
-    if kind == DRAW:
+    if kind == MOVE_DRAW:
         s = stock_top(state)
         return (state & ~PTR_MASK) | (np.uint64(s + 1) << PTR_SHIFT) | AFTER_DRAW
-    if kind == RECYCLE:
+    if kind == MOVE_RECYCLE:
         return ((state & ~PTR_MASK) + (_ONE << REC_SHIFT)) | AFTER_DRAW
     ptr = pointer(state)
     state = remove_slot(state & ~AFTER_DRAW, move_a(m))
-    if kind == PAIR:
+    if kind == MOVE_PAIR:
         state = remove_slot(state, move_b(m))
     return canon_pointer(state, ptr)
 
 
 @njit(cache=True)
 def is_won(state, goal_all):
+    """True when ``state`` meets the goal (pyramid cleared; with ``goal_all`` the stock too)."""
     if goal_all:
         return (state & (PYR_MASK | STOCK_MASK)) == _ZERO
     return (state & PYR_MASK) == _ZERO
 
 
 @njit(cache=True)
-def _push_pyramid_pairs(pyr, unc, val, pmates, out, n, overlap):
-    """Pairs of two uncovered pyramid cards, then overlap pairs."""
+def push_pyramid_pairs(pyr, unc, tabs, overlap, out, n):
+    """Pairs of two uncovered pyramid cards, then overlap pairs, into ``out`` from ``n``; returns
+    the new count."""
+    val = tabs.val
+    pmates = tabs.pmates
     u = unc
     while u:
         p = lowest_bit_index(u)
@@ -255,7 +329,7 @@ def _push_pyramid_pairs(pyr, unc, val, pmates, out, n, overlap):
         while mates:
             q = lowest_bit_index(mates)
             mates &= mates - _ONE
-            out[n] = encode_move(PAIR, p, q)
+            out[n] = encode_move(MOVE_PAIR, p, q)
             n += 1
     if overlap:
         # covered present cards one of whose covers is uncovered and the other gone
@@ -268,19 +342,20 @@ def _push_pyramid_pairs(pyr, unc, val, pmates, out, n, overlap):
                 o = COVERED_BY[p, 1 - k]
                 if (unc >> np.uint64(c)) & _ONE and not (pyr >> np.uint64(o)) & _ONE \
                         and val[p] + val[c] == 13:
-                    out[n] = encode_move(PAIR, c, p)
+                    out[n] = encode_move(MOVE_PAIR, c, p)
                     n += 1
     return n
 
 
 @njit(cache=True)
-def _push_with_card(slot, unc, val, pmates_of_value, out, n):
-    """Pairs of stock/waste card ``slot`` with every uncovered pyramid card making 13 with it."""
-    mates = unc & pmates_of_value
+def push_with_card(slot, unc, mates_of_value, out, n):
+    """Pairs of stock/waste card ``slot`` with every uncovered pyramid card making 13 with it
+    (``mates_of_value``: the pyramid bits of that partner value)."""
+    mates = unc & mates_of_value
     while mates:
         p = lowest_bit_index(mates)
         mates &= mates - _ONE
-        out[n] = encode_move(PAIR, p, slot)
+        out[n] = encode_move(MOVE_PAIR, p, slot)
         n += 1
     return n
 
@@ -290,54 +365,56 @@ def push_draw_or_recycle(state, w, s, recycles, out, n):
     """A draw while the stock (top ``s``) is not empty, else a recycle of a non-empty waste (top
     ``w``) while recycles are left (``recycles`` = -1: unlimited)."""
     if s >= 0:
-        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
+        out[n] = encode_move(MOVE_DRAW, NO_SLOT, NO_SLOT)
         n += 1
     elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
-        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
+        out[n] = encode_move(MOVE_RECYCLE, NO_SLOT, NO_SLOT)
         n += 1
     return n
 
 
 @njit(cache=True)
-def gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out):
+def gen_concrete(state, tabs, rule, out):
     """The legal moves of ``state`` under the concrete rules, into ``out``; returns their number.
 
-    ``recycles`` is the limit (-1 = unlimited). Moves that can never hurt winnability come
-    alone: an uncovered pyramid king, a king on the waste or (stock top available) on the stock.
-    (Not so for move counts: the minimum-move search has its own generator, where a king on the
-    waste or stock top is only offered under goal "pyramid", as drawing over it can be shorter.)
-    Straight after a draw or recycle, pyramid-only moves are left out (the partial-order
-    reduction).
+    ``tabs`` are the deal's ``DealTables``, ``rule`` its ``RuleArgs`` (``solver.pyramid.rules``;
+    recycles -1 = unlimited). Moves that can never hurt winnability come alone: an uncovered
+    pyramid king, a king on the waste or (stock top available) on the stock. (Not so for move
+    counts: the minimum-move search has its own generator, where a king on the waste or stock top
+    is only offered under goal "pyramid", as drawing over it can be shorter.) Straight after a
+    draw or recycle, pyramid-only moves are left out (the partial-order reduction).
     """
+    val = tabs.val
+    vmask = tabs.vmask
     pyr = state & PYR_MASK
     unc = uncovered_mask(pyr)
-    k = unc & pkings
+    k = unc & tabs.pkings
     if k:
-        out[0] = encode_move(KING, lowest_bit_index(k), NO_SLOT)
+        out[0] = encode_move(MOVE_KING, lowest_bit_index(k), NO_SLOT)
         return 1
     w = waste_top(state)
     s = stock_top(state)
     if w >= 0 and val[PYRAMID_CARDS + w] == 13:
-        out[0] = encode_move(KING, PYRAMID_CARDS + w, NO_SLOT)
+        out[0] = encode_move(MOVE_KING, PYRAMID_CARDS + w, NO_SLOT)
         return 1
-    if stock_top_on and s >= 0 and val[PYRAMID_CARDS + s] == 13:
-        out[0] = encode_move(KING, PYRAMID_CARDS + s, NO_SLOT)
+    if rule.stock_top and s >= 0 and val[PYRAMID_CARDS + s] == 13:
+        out[0] = encode_move(MOVE_KING, PYRAMID_CARDS + s, NO_SLOT)
         return 1
     n = 0
     if not state & AFTER_DRAW:
-        n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
+        n = push_pyramid_pairs(pyr, unc, tabs, rule.overlap, out, 0)
     if w >= 0:
-        n = _push_with_card(PYRAMID_CARDS + w, unc, val, vmask[13 - val[PYRAMID_CARDS + w]], out, n)
-    if stock_top_on and s >= 0:
-        n = _push_with_card(PYRAMID_CARDS + s, unc, val, vmask[13 - val[PYRAMID_CARDS + s]], out, n)
+        n = push_with_card(PYRAMID_CARDS + w, unc, vmask[13 - val[PYRAMID_CARDS + w]], out, n)
+    if rule.stock_top and s >= 0:
+        n = push_with_card(PYRAMID_CARDS + s, unc, vmask[13 - val[PYRAMID_CARDS + s]], out, n)
         if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
-            out[n] = encode_move(PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
+            out[n] = encode_move(MOVE_PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
             n += 1
-    return push_draw_or_recycle(state, w, s, recycles, out, n)
+    return push_draw_or_recycle(state, w, s, rule.recycles, out, n)
 
 
 @njit(cache=True)
-def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, goal_all, out):
+def gen_free(state, tabs, rule, out):
     """Moves in the free-stock abstraction (unlimited recycles; see the module docstring).
 
     With goal "pyramid" stock cards matter only as partners of pyramid cards, and every one of
@@ -345,18 +422,20 @@ def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, go
     cards, a stock king) can never help: those moves are left out, the stock top option changes
     nothing, and stock cards of equal value are interchangeable. With goal "all" they are needed.
     """
-    stock_pairs = stock_top_on and goal_all
+    val = tabs.val
+    sval = tabs.sval
+    stock_pairs = rule.stock_top and rule.goal_all
     pyr = state & PYR_MASK
     stock = state & STOCK_MASK
     unc = uncovered_mask(pyr)
-    k = unc & pkings
+    k = unc & tabs.pkings
     if k:
-        out[0] = encode_move(KING, lowest_bit_index(k), NO_SLOT)
+        out[0] = encode_move(MOVE_KING, lowest_bit_index(k), NO_SLOT)
         return 1
-    if goal_all and (stock & skings):
-        out[0] = encode_move(KING, lowest_bit_index(stock & skings), NO_SLOT)
+    if rule.goal_all and (stock & tabs.skings):
+        out[0] = encode_move(MOVE_KING, lowest_bit_index(stock & tabs.skings), NO_SLOT)
         return 1
-    n = _push_pyramid_pairs(pyr, unc, val, pmates, out, 0, overlap)
+    n = push_pyramid_pairs(pyr, unc, tabs, rule.overlap, out, 0)
     u = unc
     while u:
         p = lowest_bit_index(u)
@@ -367,7 +446,7 @@ def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, go
         while cand:
             i = lowest_bit_index(cand)
             cand &= cand - _ONE
-            out[n] = encode_move(PAIR, p, i)
+            out[n] = encode_move(MOVE_PAIR, p, i)
             n += 1
     if stock_pairs:
         st = stock >> STOCK_SHIFT
@@ -376,7 +455,7 @@ def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, go
             i = lowest_bit_index(st)
             st &= st - _ONE
             if prev >= 0 and val[PYRAMID_CARDS + prev] + val[PYRAMID_CARDS + i] == 13:
-                out[n] = encode_move(PAIR, PYRAMID_CARDS + prev, PYRAMID_CARDS + i)
+                out[n] = encode_move(MOVE_PAIR, PYRAMID_CARDS + prev, PYRAMID_CARDS + i)
                 n += 1
             prev = i
     return n
@@ -386,7 +465,7 @@ def gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, go
 def apply_free(state, m):
     """The position after move ``m`` in the free-stock abstraction (pointer stays 0)."""
     state = remove_slot(state, move_a(m))
-    if move_kind(m) == PAIR:
+    if move_kind(m) == MOVE_PAIR:
         state = remove_slot(state, move_b(m))
     return state
 
@@ -397,8 +476,7 @@ def pack_position(deal, present: int, stock_cards, waste_cards, recycles_used: i
     order, recycles used) into the ``uint64`` layout above. ``limited`` says whether the rules
     count recycles (with unlimited recycles the count is dropped, as in the search)."""
     index = {int(c): i for i, c in enumerate(deal[PYRAMID_CARDS:])}
-    state = int(present) & ((1 << PYRAMID_CARDS) - 1)
-    waste_idx = []
+    state = int(present) & int(PYR_MASK)
     for c in list(stock_cards) + list(waste_cards):
         if int(c) not in index:
             raise ValueError(f"card id {c} is not a stock card of this deal")
@@ -410,7 +488,7 @@ def pack_position(deal, present: int, stock_cards, waste_cards, recycles_used: i
     ptr = max(waste_idx) + 1 if waste_idx else 0
     state |= ptr << int(PTR_SHIFT)
     if limited:
-        if not 0 <= recycles_used < 64:
+        if not 0 <= recycles_used <= MAX_RECYCLES_USED:
             raise ValueError(f"recycles used {recycles_used} out of range")
         state |= recycles_used << int(REC_SHIFT)
     return state

@@ -20,34 +20,33 @@ Pruning, all exact:
 * positions proven lost are remembered in an open-addressing hash table of packed positions
   (free-stock answers in the same table, tagged). When the table fills up the search goes on
   without storing more: slower, still exact.
+
+The kernels are in ``solver.pyramid.dfs``; this module validates input, owns the reused
+workspace and turns a win into steps.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from enum import IntEnum
 
 import numpy as np
-from numba import njit
 
 from solver.core import memory
 from solver.pyramid.deals import check_deal
+from solver.pyramid.dfs import (FREE_DEPTH, Outcome, WorkspaceArgs, decide, decide_batch,
+                                decide_batch_flat, decide_flat)
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.core.rng import mix64
-from solver.pyramid.rules import Rules
-from solver.pyramid.state import (DRAW, KING, MAX_MOVES, PAIR, PTR_MASK, PTR_SHIFT, PYR_MASK, RECYCLE,
-                          START, STOCK_MASK, _tables_kernel, apply_concrete, apply_free,
-                          gen_concrete, gen_free, is_won, lowest_bit_index, move_a, move_kind)
+from solver.pyramid.rules import Rules, rule_args
+from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE, PTR_MASK,
+                                  PTR_SHIFT, START, decode_move)
 
-
-class Outcome(IntEnum):
-    """What a search found: the deal is lost, won, or a limit stopped it first."""
-
-    LOST = 0
-    WON = 1
-    UNKNOWN = 2
-
+_decide = decide_flat
+"""The per-deal kernel ``solver.pyramid.dfs.decide_flat`` under the name ``solver.batch.work`` and
+``tests/cli/test_faults_pyramid.py`` use (``solve_winnable`` calls it through this module, so a
+test can replace it)."""
+_decide_batch = decide_batch_flat
+"""The flat-argument batch kernel, for ``benchmarks/bench_batch.py``."""
 
 DEFAULT_TABLE_BITS = 20
 """The reused lost-position table starts with 2**20 slots (8 MiB) per search process."""
@@ -60,22 +59,6 @@ TABLE_SLOT_BYTES = 8
 MEMORY_CHECK_SECONDS = 0.5
 """A search may size its table by a reading of the memory left up to this old (reading it costs
 tens of microseconds, as much as an easy deal's whole search)."""
-
-FREE_TAG = np.uint64(1 << 62)
-"""Marks a free-stock position in the shared table (concrete keys never use bit 62)."""
-WON_TAG = np.uint64(1 << 63)
-"""With ``FREE_TAG``: a free-stock position known to be won (cached answers of the oracle)."""
-ORACLE_TRIAL = 1000
-"""The free-stock oracle is asked about the first 1000 positions of a limited-recycles search..."""
-ORACLE_MIN_SHARE = 10
-"""...and after that only while at least 1 in 10 of its answers has cut a position (on stock-top
-rules it cuts most lost lines; with the stock top hidden and few recycles it seldom does, and
-asking it would only cost time)."""
-FREE_DEPTH = PYRAMID_CARDS + STOCK_CARDS + 2
-"""Deepest free-stock line: every card removed once, plus slack."""
-
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
 
 
 def max_depth(rules: Rules) -> int:
@@ -110,296 +93,15 @@ class Workspace:
                  max_table=1 << max_table_bits)
         # Load the compiled kernel now (a one-state search), so that a search's reported time
         # is the search and not the loading of the numba cache.
-        _decide(np.arange(52, dtype=np.int64), START, *rule_args(rules), 1, *ws.args(),
-                np.zeros(depth, dtype=np.int64))
+        decide(np.arange(52, dtype=np.int64), START, rule_args(rules), 1, ws.args(),
+               np.zeros(depth, dtype=np.int64))
         return ws
 
-    def args(self) -> tuple:
-        """The kernels' workspace arguments: the table cap (``max_table``, or less when the
-        memory left would not hold it: ``table_cap``), the table, and the stack arrays."""
-        return table_cap(self.max_table), self.table, self.touched, self.moves, self.counts
-
-
-@njit(cache=True)
-def _table_has(table, key):
-    mask = np.uint64(len(table) - 1)
-    i = mix64(key) & mask
-    while True:
-        k = table[i]
-        if k == key:
-            return True
-        if k == _ZERO:
-            return False
-        i = (i + _ONE) & mask
-
-
-@njit(cache=True)
-def _table_put(table, key):
-    """Store ``key`` in ``table``; returns the slot, or -1 when it was there already."""
-    mask = np.uint64(len(table) - 1)
-    i = mix64(key) & mask
-    while table[i] != _ZERO:
-        if table[i] == key:
-            return -1
-        i = (i + _ONE) & mask
-    table[i] = key
-    return np.int64(i)
-
-
-@njit(cache=True)
-def _table_add(table, touched, n, grown, key, max_size):
-    """Insert ``key`` into the lost-position table, growing it when 3/4 full.
-
-    The workspace's own table is reused from search to search, so its used slots are listed in
-    ``touched`` for a cheap clean-up. When it fills up, the keys move to a private table twice
-    the size (and the workspace table is cleaned at once); private tables double again up to
-    ``max_size`` slots, after which the search goes on without storing more: slower, still exact.
-    Returns ``(table, n, grown)``.
-    """
-    if 4 * (n + 1) > 3 * len(table):
-        if 2 * len(table) > max_size:
-            return table, n, grown
-        bigger = np.zeros(2 * len(table), dtype=np.uint64)
-        for k in range(len(table)):
-            if table[k] != _ZERO:
-                _table_put(bigger, table[k])
-        if not grown:
-            _table_clear(table, touched, n)
-        table = bigger
-        grown = True
-    slot = _table_put(table, key)
-    if slot >= 0:
-        if not grown:
-            touched[n] = slot
-        n += 1
-    return table, n, grown
-
-
-@njit(cache=True)
-def _table_clear(table, touched, n_touched):
-    for k in range(n_touched):
-        table[touched[k]] = _ZERO
-
-
-@njit(cache=True)
-def _class_dead(state, v, val, reach, sval, vmask, stock_top_on, goal_all):
-    """True when an in-play card of value ``v`` (1..12) can never meet a partner again."""
-    pyr = state & PYR_MASK
-    stock = state & STOCK_MASK
-    w = 13 - v
-    x = pyr & vmask[v]
-    if x and not (stock & sval[w]):
-        while x:
-            p = lowest_bit_index(x)
-            x &= x - _ONE
-            if not (reach[p] & pyr):
-                return True
-    if goal_all and (stock & sval[v]) and not (pyr & vmask[w]) and \
-            not (stock_top_on and (stock & sval[w])):
-        return True
-    return False
-
-
-@njit(cache=True)
-def _dead(state, val, reach, sval, vmask, stock_top_on, goal_all):
-    """True when some card still in play can never be removed (see the module docstring)."""
-    for v in range(1, 13):
-        if _class_dead(state, v, val, reach, sval, vmask, stock_top_on, goal_all):
-            return True
-    return False
-
-
-@njit(cache=True)
-def _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
-    """``_dead`` for a child whose parent had no dead card: only the partners of the cards that
-    move ``m`` removed can have lost their last partner."""
-    kind = move_kind(m)
-    if kind != PAIR:
-        return False  # draws, recycles and kings take no partner away from anybody
-    va = val[move_a(m)]
-    return _class_dead(child, 13 - va, val, reach, sval, vmask, stock_top_on, goal_all) or \
-        _class_dead(child, va, val, reach, sval, vmask, stock_top_on, goal_all)
-
-
-@njit(cache=True)
-def _gen(state, free, val, pmates, vmask, sval, pkings, skings, recycles, overlap, stock_top_on,
-         goal_all, out):
-    if free:
-        return gen_free(state, val, pmates, sval, pkings, skings, overlap, stock_top_on, goal_all,
-                        out)
-    return gen_concrete(state, val, pmates, vmask, pkings, recycles, overlap, stock_top_on, out)
-
-
-@njit(cache=True)
-def _free_search(deal_tabs, start, overlap, stock_top_on, goal_all, max_states, max_table, table,
-                 touched, n, grown, moves, counts, base, path):
-    """Depth-first search of the free-stock abstraction from ``start`` (its pointer ignored).
-
-    Uses rows ``base..`` of ``moves``/``counts``. Positions proven lost are stored as
-    ``key | FREE_TAG``, and a won start as ``key | FREE_TAG | WON_TAG``, so the table doubles as
-    the memory of the limited-recycles search's oracle. Returns ``(outcome, path_length,
-    expanded, table, n, grown)``; on a fresh win ``path[:length]`` holds the moves (a win found in
-    the table has length -1: no moves known).
-    """
-    val, pmates, reach, sval, vmask, pkings, skings = deal_tabs
-    start &= PYR_MASK | STOCK_MASK
-    if is_won(start, goal_all):
-        return 1, 0, 0, table, n, grown
-    if _table_has(table, start | FREE_TAG):
-        return 0, 0, 0, table, n, grown
-    if _table_has(table, start | FREE_TAG | WON_TAG):
-        return 1, -1, 0, table, n, grown
-    if _dead(start, val, reach, sval, vmask, stock_top_on, goal_all):
-        table, n, grown = _table_add(table, touched, n, grown, start | FREE_TAG, max_table)
-        return 0, 0, 0, table, n, grown
-    stack = np.empty(FREE_DEPTH, dtype=np.uint64)
-    stack[0] = start
-    counts[base, 0] = gen_free(start, val, pmates, sval, pkings, skings, overlap, stock_top_on,
-                               goal_all, moves[base])
-    counts[base, 1] = 0
-    expanded = 1
-    depth = 0
-    while depth >= 0:
-        row = base + depth
-        if counts[row, 1] < counts[row, 0]:
-            m = moves[row, counts[row, 1]]
-            counts[row, 1] += 1
-            child = apply_free(stack[depth], m)
-            if is_won(child, goal_all):
-                for d in range(depth + 1):
-                    path[d] = moves[base + d, counts[base + d, 1] - 1]
-                table, n, grown = _table_add(table, touched, n, grown,
-                                             start | FREE_TAG | WON_TAG, max_table)
-                return 1, depth + 1, expanded, table, n, grown
-            if _table_has(table, child | FREE_TAG):
-                continue
-            if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
-                table, n, grown = _table_add(table, touched, n, grown, child | FREE_TAG,
-                                             max_table)
-                continue
-            if max_states > 0 and expanded >= max_states:
-                return 2, 0, expanded, table, n, grown
-            expanded += 1
-            depth += 1
-            stack[depth] = child
-            counts[row + 1, 0] = gen_free(child, val, pmates, sval, pkings, skings, overlap,
-                                          stock_top_on, goal_all, moves[row + 1])
-            counts[row + 1, 1] = 0
-        else:
-            table, n, grown = _table_add(table, touched, n, grown, stack[depth] | FREE_TAG,
-                                         max_table)
-            depth -= 1
-    return 0, 0, expanded, table, n, grown
-
-
-@njit(cache=True)
-def _concrete_search(deal_tabs, start, recycles, overlap, stock_top_on, goal_all, max_states,
-                     max_table, table, touched, n, grown, moves, counts, free_base, path):
-    """Depth-first search of the real positions (limited recycles) from ``start``.
-
-    The free-stock search serves as an oracle: a position whose pyramid and in-play cards lose
-    even with unlimited recycles is lost, so before a position is expanded its free-stock
-    answer is looked up (and searched for once, then remembered), for as long as the oracle
-    earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). Concrete positions use rows
-    ``0..free_base-1``; the oracle the rows from ``free_base``. Returns ``(outcome, length,
-    expanded, table, n, grown)``.
-    """
-    val, pmates, reach, sval, vmask, pkings, skings = deal_tabs
-    o, _, expanded, table, n, grown = _free_search(deal_tabs, start, overlap, stock_top_on,
-                                                   goal_all, max_states, max_table, table,
-                                                   touched, n, grown, moves, counts, free_base,
-                                                   path)
-    if o != 1:
-        return o, 0, expanded, table, n, grown
-    if max_states > 0 and expanded >= max_states:
-        return 2, 0, expanded, table, n, grown
-    probes = 0
-    prunes = 0
-    stack = np.empty(free_base, dtype=np.uint64)
-    stack[0] = start
-    counts[0, 0] = gen_concrete(start, val, pmates, vmask, pkings, recycles, overlap,
-                                stock_top_on, moves[0])
-    counts[0, 1] = 0
-    expanded += 1
-    depth = 0
-    while depth >= 0:
-        if counts[depth, 1] < counts[depth, 0]:
-            m = moves[depth, counts[depth, 1]]
-            counts[depth, 1] += 1
-            child = apply_concrete(stack[depth], m)
-            if is_won(child, goal_all):
-                for d in range(depth + 1):
-                    path[d] = moves[d, counts[d, 1] - 1]
-                return 1, depth + 1, expanded, table, n, grown
-            if _table_has(table, child):
-                continue
-            if _dead_after(child, m, val, reach, sval, vmask, stock_top_on, goal_all):
-                table, n, grown = _table_add(table, touched, n, grown, child, max_table)
-                continue
-            left = max_states - expanded if max_states > 0 else 0
-            if max_states > 0 and left <= 0:
-                return 2, 0, expanded, table, n, grown
-            if probes < ORACLE_TRIAL or prunes * ORACLE_MIN_SHARE >= probes:
-                probes += 1
-                o, _, e, table, n, grown = _free_search(deal_tabs, child, overlap, stock_top_on,
-                                                        goal_all, left, max_table, table,
-                                                        touched, n, grown, moves, counts,
-                                                        free_base, path)
-                expanded += e
-                if o == 2:
-                    return 2, 0, expanded, table, n, grown
-                if o == 0:
-                    prunes += 1
-                    table, n, grown = _table_add(table, touched, n, grown, child, max_table)
-                    continue
-                if max_states > 0 and expanded >= max_states:
-                    return 2, 0, expanded, table, n, grown
-            expanded += 1
-            depth += 1
-            stack[depth] = child
-            counts[depth, 0] = gen_concrete(child, val, pmates, vmask, pkings, recycles, overlap,
-                                            stock_top_on, moves[depth])
-            counts[depth, 1] = 0
-        else:
-            table, n, grown = _table_add(table, touched, n, grown, stack[depth], max_table)
-            depth -= 1
-    return 0, 0, expanded, table, n, grown
-
-
-@njit(cache=True)
-def _decide(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
-            touched, moves, counts, path):
-    """Winnability of ``deal`` from the packed position ``start`` under any rules.
-
-    Returns ``(outcome, path_length, states_expanded)``; on a win ``path[:length]`` holds the
-    moves (free-stock moves when ``recycles < 0``, real moves otherwise). The workspace table is
-    left clean.
-    """
-    tabs = _tables_kernel(deal)
-    if recycles < 0:
-        o, length, e, t, n, grown = _free_search(tabs, start, overlap, stock_top_on, goal_all,
-                                                 max_states, max_table, table, touched, 0, False,
-                                                 moves, counts, 0, path)
-    else:
-        o, length, e, t, n, grown = _concrete_search(tabs, start, recycles, overlap,
-                                                     stock_top_on, goal_all, max_states,
-                                                     max_table, table, touched, 0, False, moves,
-                                                     counts, len(counts) - FREE_DEPTH, path)
-    if not grown:
-        _table_clear(table, touched, n)
-    return o, length, e
-
-
-@njit(cache=True)
-def _decide_batch(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
-                  touched, moves, counts, out_outcome, out_states):
-    """Winnability of many deals in one call (no move lists): fills ``out_outcome``/``out_states``."""
-    path = np.empty(len(counts), dtype=np.int64)
-    for k in range(deals.shape[0]):
-        o, _, e = _decide(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
-                          max_table, table, touched, moves, counts, path)
-        out_outcome[k] = o
-        out_states[k] = e
+    def args(self) -> WorkspaceArgs:
+        """The kernels' workspace: the table cap (``max_table``, or less when the memory left
+        would not hold it: ``table_cap``), the table, and the stack arrays."""
+        return WorkspaceArgs(table_cap(self.max_table), self.table, self.touched, self.moves,
+                             self.counts)
 
 
 REASON_STATES = "states"
@@ -446,25 +148,15 @@ class SolveResult:
         return len(self.solution) if self.outcome == Outcome.WON else None
 
 
-def rule_args(rules: Rules) -> tuple:
-    """The kernels' rule arguments: (recycles or -1, overlap, stock_top, goal_all)."""
-    return (-1 if rules.recycles is None else rules.recycles, rules.overlap, rules.stock_top,
-            rules.goal == "all")
-
-
-def decode_move(m: int) -> tuple[int, int, int]:
-    """``(kind, a, b)`` of a move int, in plain Python (no kernel call from Python code)."""
-    m = int(m)
-    return m & 0xF, (m >> 4) & 0x3F, (m >> 10) & 0x3F
-
-
-def _concrete_step(deal, m) -> tuple:
+def concrete_step(deal, m) -> tuple:
+    """The step (``("draw",)``, ``("recycle",)``, ``("king", card)``, ``("pair", card, card)``)
+    of the real move ``m`` of ``deal``."""
     kind, a, b = decode_move(m)
-    if kind == DRAW:
+    if kind == MOVE_DRAW:
         return ("draw",)
-    if kind == RECYCLE:
+    if kind == MOVE_RECYCLE:
         return ("recycle",)
-    if kind == KING:
+    if kind == MOVE_KING:
         return ("king", int(deal[a]))
     return ("pair", int(deal[a]), int(deal[b]))
 
@@ -494,11 +186,11 @@ def free_to_steps(deal, free_moves, start=START) -> list:
 
     for m in free_moves:
         kind, a, b = decode_move(m)
-        slots = (a,) if kind == KING else (a, b)
+        slots = (a,) if kind == MOVE_KING else (a, b)
         used = [x - PYRAMID_CARDS for x in slots if PYRAMID_CARDS <= x < PYRAMID_CARDS + STOCK_CARDS]
         if used:
             bring(min(used))
-        steps.append(_concrete_step(deal, m))
+        steps.append(concrete_step(deal, m))
         for i in used:
             in_play.remove(i)
     return steps
@@ -532,12 +224,11 @@ def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_S
         path = np.zeros(len(ws.counts), dtype=np.int64)
     except MemoryError:
         return SolveResult(Outcome.UNKNOWN, reason=REASON_MEMORY)
-    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    rule = rule_args(rules)
     t0 = time.perf_counter()
     begin = START if start is None else np.uint64(start)
     try:
-        outcome, length, expanded = _decide(deal, begin, rec, overlap, stock_top_on, goal_all,
-                                            max_states, *ws.args(), path)
+        outcome, length, expanded = _decide(deal, begin, *rule, max_states, *ws.args(), path)
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0, reason=REASON_MEMORY)
@@ -546,8 +237,8 @@ def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_S
                          reason=REASON_STATES if outcome == Outcome.UNKNOWN else None)
     if result.outcome == Outcome.WON:
         moves = [int(m) for m in path[:length]]
-        result.solution = (free_to_steps(deal, moves, begin) if rec < 0
-                           else [_concrete_step(deal, m) for m in moves])
+        result.solution = (free_to_steps(deal, moves, begin) if rule.recycles < 0
+                           else [concrete_step(deal, m) for m in moves])
     return result
 
 
@@ -560,10 +251,8 @@ def winnable_many(deals: np.ndarray, rules: Rules = Rules(), max_states: int = D
     ws = workspace or Workspace.create(rules)
     outcome = np.zeros(len(deals), dtype=np.int8)
     states = np.zeros(len(deals), dtype=np.int64)
-    rec, overlap, stock_top_on, goal_all = rule_args(rules)
     try:
-        _decide_batch(deals, rec, overlap, stock_top_on, goal_all, max_states, *ws.args(),
-                      outcome, states)
+        decide_batch(deals, rule_args(rules), max_states, ws.args(), outcome, states)
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         raise

@@ -21,11 +21,11 @@ from solver.core.cards import parse_card
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.layout import PYRAMID_CARDS
 from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
-from solver.pyramid.optimal.kernel import gen_optimal
+from solver.pyramid.optimal.moves import gen_optimal
 from solver.pyramid.replay import Position, replay, replay_from
-from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.rules import PRESETS, RuleArgs, Rules
 from solver.pyramid.winnable import Outcome, decode_move, solve_winnable
-from solver.pyramid.state import DRAW, KING, MAX_MOVES, _tables_kernel, pack_position
+from solver.pyramid.state import MAX_MOVES, MOVE_DRAW, MOVE_KING, deal_tables, pack_position
 
 # The first seeds (standard: of 0..368, msc: of 0..1193) whose plain BFS needs at most 400,000
 # positions, so that the default run stays quick; chosen by running the BFS alone. Those deals are
@@ -190,12 +190,11 @@ def test_stock_top_king_is_removed_not_drawn(drawn, moves):
     check_solution(deal, rules, result, pos)
     # the search's generator never offers the draw (with the 7 on the waste it plays the last
     # partner pair alone; else it offers the king's removal)
-    tabs = _tables_kernel(deal)
     out = np.zeros(MAX_MOVES, dtype=np.int64)
-    n = gen_optimal(np.uint64(packed(pos)), tabs[0], tabs[1], tabs[4], tabs[3], tabs[5], -1, True,
-                    True, False, out)
+    rule = RuleArgs(recycles=-1, overlap=True, stock_top=True, goal_all=False)
+    n = gen_optimal(np.uint64(packed(pos)), deal_tables(deal), rule, out)
     kinds = {decode_move(m)[0] for m in out[:n]}
-    assert DRAW not in kinds and (drawn or KING in kinds)
+    assert MOVE_DRAW not in kinds and (drawn or MOVE_KING in kinds)
 
 
 @pytest.mark.parametrize("preset,seed", [("standard", 1), ("msc", 12)])

@@ -1,4 +1,4 @@
-"""The minimum-move search's lower bound (``solver.pyramid.optimal.kernel.bound``) checked directly.
+"""The minimum-move search's lower bound (``solver.pyramid.optimal.bound.bound``) checked directly.
 
 A* returns shortest solutions only if its bound never overestimates and drops by at most one per
 move. The search tests compare whole answers; this file checks the bound itself, move by move,
@@ -21,12 +21,13 @@ import zlib
 import pytest
 from reference.pyramid import LOST, partner_endgame, reference_shortest_from
 
-from solver.pyramid.optimal import kernel as K
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid.optimal.bound import FAR_BOUND, start_bound
+from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.replay import Position
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Outcome, rule_args, solve_winnable
+from solver.pyramid.rules import PRESETS, Rules, rule_args
+from solver.pyramid.winnable import Outcome, solve_winnable
 from solver.pyramid.state import pack_position
 
 ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
@@ -45,12 +46,11 @@ class Bound:
     def __init__(self, deal, rules: Rules) -> None:
         self.deal = deal
         self.rules = rules
-        self.rec, self.overlap, self.stock_top, self.goal_all = rule_args(rules)
-        self.tables = K.class_tables(deal, self.overlap)
+        self.rule = rule_args(rules)
+        self.tables = class_tables(deal, self.rule.overlap)
 
     def __call__(self, pos: Position) -> int:
-        return int(K.start_bound(self.deal, *self.tables, packed(pos), self.rec, self.stock_top,
-                                 self.goal_all))
+        return int(start_bound(self.deal, self.tables, packed(pos), self.rule))
 
 
 def walk_and_check(deal, rules: Rules, rng: random.Random, steps: int) -> tuple[int, int]:
@@ -61,7 +61,7 @@ def walk_and_check(deal, rules: Rules, rng: random.Random, steps: int) -> tuple[
     checked = lost_claims = 0
     for _ in range(steps):
         hp = h(pos)
-        if hp >= K.FAR_BOUND:
+        if hp >= FAR_BOUND:
             lost_claims += 1
             assert solve_winnable(deal, rules, start=packed(pos)).outcome == Outcome.LOST
             break
@@ -74,7 +74,7 @@ def walk_and_check(deal, rules: Rules, rng: random.Random, steps: int) -> tuple[
             hc = h(child)
             if child.is_won():
                 assert hc == 0, (pos, step)
-            elif hc < K.FAR_BOUND:
+            elif hc < FAR_BOUND:
                 assert hp <= hc + 1, (pos, step, hp, hc)
             checked += 1
         pos.apply(rng.choice(legal))

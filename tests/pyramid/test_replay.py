@@ -10,7 +10,7 @@ import pytest
 
 from solver.core.cards import card_rank, format_card, make_card, parse_card
 from solver.pyramid.layout import BELOW, COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.replay import (STEP_DRAW, STEP_RECYCLE, IllegalMove, Position, ReplayResult,
+from solver.pyramid.replay import (IllegalMove, Position, ReplayResult,
                            format_solution, format_step, parse_solution, parse_step, replay,
                            replay_from, replay_text)
 from solver.pyramid.rules import PRESETS, Rules

@@ -11,6 +11,7 @@ Every solution the fast search returns is replayed move by move through ``solver
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
@@ -183,10 +184,11 @@ def test_stock_order_can_matter_without_recycles():
 ENDGAMES_PER_RULES = 24
 
 
-@pytest.mark.parametrize("rules", ALL_RULES, ids=RULE_IDS)
-def test_endgames_agree_with_concrete_reference(rules):
-    """Fast search, ``reference_fast`` and the concrete reference agree on endgame positions;
-    every fast solution replays as a win from the position."""
+@functools.lru_cache(maxsize=None)
+def checked_endgames(rules: Rules) -> tuple[bool, ...]:
+    """Fast search, ``reference_fast`` and the concrete reference agree on ``ENDGAMES_PER_RULES``
+    endgame positions under ``rules`` (asserted here); every fast solution replays as a win from
+    the position. Returns the verdicts (computed once per rules and test run)."""
     ws = Workspace.create(rules)
     outcomes = []
     first = 100 * ALL_RULES.index(rules)
@@ -203,19 +205,23 @@ def test_endgames_agree_with_concrete_reference(rules):
             rep = replay_from(pos, res.solution)
             assert rep.ok and rep.won, rep.message()
         outcomes.append(truth)
-    ENDGAME_OUTCOMES.extend(outcomes)
+    return tuple(outcomes)
 
 
-ENDGAME_OUTCOMES: list = []
+@pytest.mark.parametrize("rules", ALL_RULES, ids=RULE_IDS)
+def test_endgames_agree_with_concrete_reference(rules):
+    """Fast search, ``reference_fast`` and the concrete reference agree on endgame positions;
+    every fast solution replays as a win from the position."""
+    assert len(checked_endgames(rules)) == ENDGAMES_PER_RULES
 
 
 def test_endgame_sample_has_both_outcomes():
-    """Runs after the parametrized test above: both verdicts were compared, many times."""
-    if len(ENDGAME_OUTCOMES) < len(ALL_RULES) * ENDGAMES_PER_RULES:
-        pytest.skip("run together with test_endgames_agree_with_concrete_reference")
-    print(f"endgames: {ENDGAME_OUTCOMES.count(True)} won, {ENDGAME_OUTCOMES.count(False)} lost")
-    assert ENDGAME_OUTCOMES.count(True) >= 100 and ENDGAME_OUTCOMES.count(False) >= 100, (
-        ENDGAME_OUTCOMES.count(True), ENDGAME_OUTCOMES.count(False))
+    """Over every rule combination both verdicts were compared, many times (the endgames are
+    checked once per test run, shared with the test above)."""
+    outcomes = [truth for rules in ALL_RULES for truth in checked_endgames(rules)]
+    print(f"endgames: {outcomes.count(True)} won, {outcomes.count(False)} lost")
+    assert outcomes.count(True) >= 100 and outcomes.count(False) >= 100, (
+        outcomes.count(True), outcomes.count(False))
 
 
 # --------------------------------------------------------------------------- whole deals
@@ -263,27 +269,33 @@ DEALS_PER_RULES = 4
 COMBINATION_CAP = 20_000
 MAX_SKIPPED_COMBINATIONS = 0.25
 DEALS_PER_RULES_SLOW = 30
-WHOLE_DEAL_COUNTS: list = []
+
+
+@functools.lru_cache(maxsize=None)
+def combination_counts(rules: Rules) -> tuple[tuple[str, int], ...]:
+    """``compare_whole_deals`` on ``DEALS_PER_RULES`` deals of ``rules`` (once per test run), as
+    sorted ``(key, count)`` pairs."""
+    counts = compare_whole_deals(rules, DEALS_PER_RULES, 10_000 + 100 * ALL_RULES.index(rules),
+                                 cap=COMBINATION_CAP)
+    return tuple(sorted(counts.items()))
 
 
 @pytest.mark.parametrize("rules", ALL_RULES, ids=RULE_IDS)
 def test_whole_deals_every_rule_combination(rules):
-    counts = compare_whole_deals(rules, DEALS_PER_RULES, 10_000 + 100 * ALL_RULES.index(rules),
-                                 cap=COMBINATION_CAP)
+    counts = dict(combination_counts(rules))
     print(f"{rules.describe()}: {counts}")
-    WHOLE_DEAL_COUNTS.append(counts)
 
 
 def test_whole_deal_combinations_sample():
-    """Runs after the test above: the sample over all 32 combinations holds both verdicts.
+    """The sample over all 32 combinations holds both verdicts (the deals are compared once per
+    test run, shared with the test above).
 
     Without recycles, and under goal "all" with the stock top shown, many deals need more
     positions than ``reference_fast`` may spend in the default run, so up to a quarter of the
     deals may be skipped here; the slow variant below compares 30 deals per combination with a
     larger cap."""
-    if len(WHOLE_DEAL_COUNTS) < len(ALL_RULES):
-        pytest.skip("run together with test_whole_deals_every_rule_combination")
-    total = {k: sum(c[k] for c in WHOLE_DEAL_COUNTS) for k in ("won", "lost", "skipped")}
+    whole_deal_counts = [dict(combination_counts(rules)) for rules in ALL_RULES]
+    total = {k: sum(c[k] for c in whole_deal_counts) for k in ("won", "lost", "skipped")}
     print(f"all combinations: {total}, skipped {skipped_fraction(total):.1%}")
     assert total["won"] >= 20 and total["lost"] >= 20, total
     assert skipped_fraction(total) < MAX_SKIPPED_COMBINATIONS, total

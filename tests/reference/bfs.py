@@ -15,21 +15,21 @@ from numba import njit
 
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import _table_put, rule_args
+from solver.pyramid.dfs import table_put
+from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (
     AFTER_DRAW,
-    DRAW,
-    KING,
     MAX_MOVES,
+    MOVE_DRAW,
+    MOVE_KING,
+    MOVE_PAIR,
+    MOVE_RECYCLE,
     NO_SLOT,
-    PAIR,
     PYR_MASK,
     REC_MASK,
-    RECYCLE,
     START,
-    _tables_kernel,
     apply_concrete,
+    deal_tables,
     encode_move,
     is_won,
     recycles_used,
@@ -69,12 +69,12 @@ def _gen_all(state, val, recycles, overlap, stock_top_on, out):
     for i in range(na):
         a = avail[i]
         if val[a] == 13:
-            out[n] = encode_move(KING, a, NO_SLOT)
+            out[n] = encode_move(MOVE_KING, a, NO_SLOT)
             n += 1
         for j in range(i + 1, na):
             b = avail[j]
             if val[a] + val[b] == 13:
-                out[n] = encode_move(PAIR, a, b)
+                out[n] = encode_move(MOVE_PAIR, a, b)
                 n += 1
     if overlap:
         for p in range(PYRAMID_CARDS):
@@ -85,13 +85,13 @@ def _gen_all(state, val, recycles, overlap, stock_top_on, out):
                 o = COVERED_BY[p, 1 - k]
                 if (unc >> np.uint64(c)) & _ONE and not (pyr >> np.uint64(o)) & _ONE \
                         and val[p] + val[c] == 13:
-                    out[n] = encode_move(PAIR, c, p)
+                    out[n] = encode_move(MOVE_PAIR, c, p)
                     n += 1
     if s >= 0:
-        out[n] = encode_move(DRAW, NO_SLOT, NO_SLOT)
+        out[n] = encode_move(MOVE_DRAW, NO_SLOT, NO_SLOT)
         n += 1
     elif w >= 0 and (recycles < 0 or recycles_used(state) < recycles):
-        out[n] = encode_move(RECYCLE, NO_SLOT, NO_SLOT)
+        out[n] = encode_move(MOVE_RECYCLE, NO_SLOT, NO_SLOT)
         n += 1
     return n
 
@@ -101,14 +101,14 @@ def _bfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, tab
          nxt):
     """Returns ``(moves, positions)``: the minimum moves to a win (-1 when there is none, -2 when
     ``max_states`` positions were stored first)."""
-    val = _tables_kernel(deal)[0]
+    val = deal_tables(deal).val
     start &= ~AFTER_DRAW
     if recycles < 0:
         start &= ~REC_MASK
     if is_won(start, goal_all):
         return 0, 1
     moves = np.empty(MAX_MOVES, dtype=np.int64)
-    _table_put(table, start | AFTER_DRAW)  # bit 63 keeps every stored key non-zero
+    table_put(table, start | AFTER_DRAW)  # bit 63 keeps every stored key non-zero
     stored = 1
     frontier[0] = start
     nf = 1
@@ -125,7 +125,7 @@ def _bfs(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, tab
                     child &= ~REC_MASK
                 if is_won(child, goal_all):
                     return depth, stored
-                if _table_put(table, child | AFTER_DRAW) < 0:
+                if table_put(table, child | AFTER_DRAW) < 0:
                     continue
                 stored += 1
                 if stored >= max_states:

@@ -7,7 +7,7 @@ the ``Position`` of ``solver.pyramid.replay`` as its input format). Plain memois
 
 * **unlimited recycles**: by drawing and recycling, any stock or waste card can be brought to the
   top of the waste without changing anything else, so only *which* cards are in play matters (the
-  "free stock"; ``tests/test_search.py`` checks this on small positions with the concrete
+  "free stock"; ``tests/pyramid/test_winnable.py`` checks this on small positions with the concrete
   reference). A position is (pyramid cards present, stock cards in play); every in-play stock
   card is available on its own. Under goal "pyramid" a pair of two stock cards never helps (it
   only takes partners away), so a stock card only ever pairs with a pyramid card and the stock is

@@ -1,7 +1,8 @@
 """Minimum-move solutions: ``solve_optimal(deal, rules)``, an exact A* search.
 
 Every move counts one (draw, recycle, pair, overlap pair, king), under any rule variant. The
-kernels are in ``solver.pyramid.optimal.kernel``; this module validates input, runs the winnability search
+kernels are in ``solver.pyramid.optimal`` (``tables``, ``bound``, ``index``, ``moves``,
+``astar``); this module validates input, runs the winnability search
 first (``solver.pyramid.winnable``: it proves lost deals far faster, and the length of its solution is an
 upper bound that keeps A* from storing longer lines), drives the A* kernel in slices (to check
 the clock and to enlarge its arrays), and turns the move list into steps.
@@ -25,10 +26,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.core import memory
-from solver.pyramid.optimal import kernel as K
+from solver.core.validate import check_int
 from solver.pyramid.deals import check_deal
-from solver.pyramid.layout import DECK_CARDS
-from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
+from solver.pyramid.optimal import astar
+from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOAL_LEN, R_GOAL_MOVE,
+                                          R_GOAL_PARENT, R_INCOMPLETE, R_NODES, R_UB, AStarArrays,
+                                          rehash)
+from solver.pyramid.optimal.tables import class_tables
+from solver.pyramid.optimal.bound import start_bound
+from solver.pyramid.rules import PRESETS, Rules, rule_args
+from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, REC_MASK,
+                                  REC_SHIFT, START)
 from solver.pyramid.winnable import (
     REASON_DEPTH,
     REASON_MEMORY,
@@ -37,12 +46,10 @@ from solver.pyramid.winnable import (
     Outcome,
     SolveResult,
     Workspace,
-    _concrete_step,
+    concrete_step,
     max_depth,
-    rule_args,
     solve_winnable,
 )
-from solver.pyramid.state import MAX_MOVES, PTR_MASK, REC_MASK, START
 
 BYTES_PER_POSITION = 33
 """Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
@@ -74,7 +81,8 @@ DEFAULT_RULES = PRESETS["standard"]
 
 @dataclass
 class OptimalWorkspace:
-    """The A* arrays, reused across searches (they grow on demand, see ``solver.pyramid.optimal.kernel``)."""
+    """The A* arrays, reused across searches (they grow on demand, see
+    ``solver.pyramid.optimal.index``)."""
 
     keys: np.ndarray
     parent: np.ndarray
@@ -132,7 +140,7 @@ class OptimalWorkspace:
             index = np.full(2 * len(self.index), -1, dtype=np.int32)
         except MemoryError:
             return False
-        K.rehash(index, self.keys, n_nodes)
+        rehash(index, self.keys, n_nodes)
         self.index = index
         return True
 
@@ -159,6 +167,19 @@ class OptimalWorkspace:
             setattr(self, name, b)
         return True
 
+    def arrays(self, regs: np.ndarray) -> AStarArrays:
+        """The arrays of one ``astar_run`` call (taken afresh: growing replaces them)."""
+        return AStarArrays(self.keys, self.parent, self.gs, self.index, self.e_node, self.e_next,
+                           self.head, regs)
+
+
+def _new_regs(upper: int) -> np.ndarray:
+    """The A* registers of a fresh search with the upper bound ``upper`` (``R_UB``)."""
+    regs = np.zeros(N_REGS, dtype=np.int64)
+    regs[R_FREE] = -1
+    regs[R_UB] = upper
+    return regs
+
 
 def default_max_positions() -> int:
     """The default cap on stored positions: ``DEFAULT_MAX_POSITIONS``, or fewer when the memory
@@ -176,19 +197,14 @@ def load_kernels() -> None:
     """
     deal = np.arange(DECK_CARDS, dtype=np.int64)
     rules = DEFAULT_RULES
-    rec, overlap, stock_top_on, goal_all = rule_args(rules)
-    ctab = K.class_tables(deal, overlap)
-    K.start_bound(deal, *ctab, START, rec, stock_top_on, goal_all)
+    rule = rule_args(rules)
+    ctab = class_tables(deal, rule.overlap)
+    start_bound(deal, ctab, START, rule)
     ws = OptimalWorkspace.create(MIN_POSITIONS)
     ws.winnability(rules)  # loads the winnability kernel too
-    regs = np.zeros(K.N_REGS, dtype=np.int64)
-    regs[K.R_FREE] = -1
-    regs[K.R_UB] = _NO_BOUND
-    K.astar_run(deal, *ctab, START, rec, overlap, stock_top_on, goal_all, 0, 1, ws.keys,
-                ws.parent, ws.gs, ws.index, ws.e_node, ws.e_next, ws.head, regs)
-    K.rehash(ws.index, ws.keys, 0)
-    K.trace(deal, rec, overlap, stock_top_on, goal_all, ws.keys, ws.parent, -1, 0,
-            np.zeros(1, dtype=np.int64))
+    astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
+    rehash(ws.index, ws.keys, 0)
+    astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
 
 
 def _check_start(start, rules: Rules) -> np.uint64:
@@ -197,13 +213,17 @@ def _check_start(start, rules: Rules) -> np.uint64:
     s = int(start)
     if not 0 <= s < 1 << 64:
         raise ValueError(f"start {start!r} is not a packed position (a uint64)")
-    s &= ~(1 << 63)
+    s &= ~int(AFTER_DRAW)
     if rules.recycles is None:
-        s &= ~int(REC_MASK)
-    elif (s & int(REC_MASK)) >> 57 > rules.recycles:
-        raise ValueError(f"start has used {(s & int(REC_MASK)) >> 57} recycles, more than the "
-                         f"{rules.recycles} these rules allow")
-    if (s & int(PTR_MASK)) >> 52 > 24:
+        s &= ~int(REC_MASK | FREE_TAG)
+    else:
+        if s & int(FREE_TAG):
+            raise ValueError("start has bit 62 set, which no packed position uses")
+        used = (s & int(REC_MASK)) >> int(REC_SHIFT)
+        if used > rules.recycles:
+            raise ValueError(f"start has used {used} recycles, more than the {rules.recycles} "
+                             f"these rules allow")
+    if (s & int(PTR_MASK)) >> int(PTR_SHIFT) > STOCK_CARDS:
         raise ValueError("start has a waste pointer beyond the stock")
     return np.uint64(s)
 
@@ -227,14 +247,13 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     if not isinstance(rules, Rules):
         raise ValueError(  # noqa: TRY004 (the project's input errors are ValueErrors)
             f"rules must be a solver.pyramid.rules.Rules, not {type(rules).__name__}")
-    if isinstance(max_states, bool) or not isinstance(max_states, (int, np.integer)) or max_states < 0:
-        raise ValueError(f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}")
+    check_int(max_states, f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}",
+              0)
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
-    if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(
-            max_positions, (int, np.integer)) or max_positions < MIN_POSITIONS):
-        raise ValueError(f"max_positions must be an integer >= {MIN_POSITIONS} or None, not "
-                         f"{max_positions!r}")
+    if max_positions is not None:
+        check_int(max_positions, f"max_positions must be an integer >= {MIN_POSITIONS} or None, "
+                  f"not {max_positions!r}", MIN_POSITIONS)
     begin = _check_start(start, rules)
     t0 = time.perf_counter()
     try:
@@ -249,10 +268,10 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
             workspace: OptimalWorkspace | None, max_positions: int | None,
             t0: float) -> SolveResult:
     """``solve_optimal`` on checked arguments, its clock started at ``t0``."""
-    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    rule = rule_args(rules)
     deadline = None if timeout is None else t0 + timeout
-    ctab = K.class_tables(deal, overlap)
-    h0 = int(K.start_bound(deal, *ctab, begin, rec, stock_top_on, goal_all))
+    ctab = class_tables(deal, rule.overlap)
+    h0 = int(start_bound(deal, ctab, begin, rule))
 
     # 1. winnability: proves lost deals, and gives an upper bound for the others
     dfs_cap = DEFAULT_WINNABILITY_STATES if max_states == 0 else min(max_states,
@@ -278,48 +297,44 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
     if max_positions is None:
         max_positions = default_max_positions()
     ws.reset()
-    regs = np.zeros(K.N_REGS, dtype=np.int64)
-    regs[K.R_FREE] = -1
-    regs[K.R_UB] = upper
+    regs = _new_regs(upper)
     a_cap = 0 if max_states == 0 else max(1, max_states - spent)
     reason = None
     while reason is None:
-        status = K.astar_run(deal, *ctab, begin, rec, overlap, stock_top_on, goal_all, a_cap, SLICE,
-                             ws.keys, ws.parent, ws.gs, ws.index, ws.e_node, ws.e_next, ws.head,
-                             regs)
-        if status == K.GROW_NODES:
+        status = astar.astar_run(deal, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))
+        if status == astar.GROW_NODES:
             if not ws.grow_nodes(max_positions):
                 reason = REASON_MEMORY
-        elif status == K.GROW_INDEX:
-            if not ws.grow_index(int(regs[K.R_NODES])):
+        elif status == astar.GROW_INDEX:
+            if not ws.grow_index(int(regs[R_NODES])):
                 reason = REASON_MEMORY
-        elif status == K.GROW_ENTRIES:
+        elif status == astar.GROW_ENTRIES:
             if not ws.grow_entries(max_positions):
                 reason = REASON_MEMORY
-        elif status == K.PAUSED:
+        elif status == astar.PAUSED:
             if deadline is not None and time.perf_counter() >= deadline:
                 reason = REASON_TIMEOUT
-        elif status == K.LIMIT:
+        elif status == astar.LIMIT:
             reason = REASON_STATES
         else:
             break
-    states = spent + int(regs[K.R_EXPANDED])
+    states = spent + int(regs[R_EXPANDED])
     seconds = time.perf_counter() - t0
-    if status == K.WON:
-        length = int(regs[K.R_GOAL_LEN])
+    if status == astar.WON:
+        length = int(regs[R_GOAL_LEN])
         out = np.zeros(length + 1, dtype=np.int64)
-        n = K.trace(deal, rec, overlap, stock_top_on, goal_all, ws.keys, ws.parent,
-                    int(regs[K.R_GOAL_PARENT]), int(regs[K.R_GOAL_MOVE]), out)
+        n = astar.trace(deal, rule, ws.keys, ws.parent, int(regs[R_GOAL_PARENT]),
+                        int(regs[R_GOAL_MOVE]), out)
         if n != length or (out[:n] < 0).any():
             raise RuntimeError("minimum-move search: the path could not be traced (a bug)")
-        steps = [_concrete_step(deal, int(m)) for m in out[:n]]
+        steps = [concrete_step(deal, int(m)) for m in out[:n]]
         return SolveResult(Outcome.WON, steps, states=states, seconds=seconds, optimal=True,
                            lower_bound=h0)
-    if status == K.EXHAUSTED and not regs[K.R_INCOMPLETE]:
+    if status == astar.EXHAUSTED and not regs[R_INCOMPLETE]:
         if upper != _NO_BOUND:
             raise RuntimeError("minimum-move search exhausted below a known solution (a bug)")
         return SolveResult(Outcome.LOST, states=states, seconds=seconds, optimal=True)
-    lower = max(h0, int(regs[K.R_F]))
+    lower = max(h0, int(regs[R_F]))
     if upper != _NO_BOUND:
         lower = min(lower, upper)
     return SolveResult(Outcome.UNKNOWN, states=states, seconds=seconds, optimal=False,

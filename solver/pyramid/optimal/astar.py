@@ -1,0 +1,194 @@
+"""The A* loop of the minimum-move search (``solver.pyramid.optimal.api`` drives it).
+
+The search is A* over the concrete packed positions of ``solver.pyramid.state`` (bit 63 included,
+so the partial-order reduction of ``gen_concrete`` applies), with
+
+* the node store, hash index and bucket queue of ``solver.pyramid.optimal.index`` (among the
+  positions of the lowest f the one with the lowest h, i.e. the most moves made, comes first,
+  which reaches the goal layer soonest; h above ``H_BUCKETS - 1`` of the API shares the last
+  list). The kernel never allocates: when an array is about to be too small it returns a
+  ``GROW_*`` status and the Python driver enlarges it and calls again. It also returns
+  ``PAUSED`` after ``budget`` expansions, so the driver can check the clock (numba has no clock);
+* the admissible, consistent ``bound`` of ``solver.pyramid.optimal.bound`` and the dead-card
+  pruning of ``solver.pyramid.dfs`` (a position with a card that can never be removed has no
+  solution);
+* the move generator ``gen_optimal`` of ``solver.pyramid.optimal.moves``, which leaves out moves
+  that a shortest solution never needs;
+* an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
+  f-value exceeds it are not stored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.pyramid.dfs import dead, dead_after
+from solver.pyramid.optimal.bound import FAR_BOUND, SCRATCH, bound
+from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_F, R_FREE,
+                                          R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,
+                                          R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB, find,
+                                          queue_push)
+from solver.pyramid.optimal.moves import child_of, gen_optimal
+from solver.pyramid.state import MAX_MOVES, REC_MASK, deal_tables, is_won
+
+WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
+"""Status codes returned by ``astar_run``: a shortest win found, no win (below the limits),
+``budget`` expansions done (call again), ``max_states`` reached, and an array to enlarge."""
+
+
+@njit(cache=True)
+def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
+    """Run the A* search of ``deal`` (its ``ClassTables`` ``ctab``) from the packed position
+    ``start`` under ``rule`` (``RuleArgs``) for at most ``budget`` expansions, in ``arrays``
+    (``AStarArrays``); returns a status code (the module docstring lists them). ``arrays.regs``
+    holds the search's scalars between calls (all zero but ``R_UB``, ``R_FREE`` = -1 at the first
+    call). On ``WON`` the goal was reached by move ``regs[R_GOAL_MOVE]`` from node
+    ``regs[R_GOAL_PARENT]`` in ``regs[R_GOAL_LEN]`` moves."""
+    tabs = deal_tables(deal)
+    keys, parent, gs, index = arrays.keys, arrays.parent, arrays.gs, arrays.index
+    e_node, e_next, head, regs = arrays.e_node, arrays.e_next, arrays.head, arrays.regs
+    recycles = rule.recycles
+    goal_all = rule.goal_all
+    scr = np.zeros(SCRATCH, dtype=np.int64)
+    nh = head.shape[0]
+    hb = head.shape[1]
+    if regs[R_STARTED] == 0:
+        regs[R_STARTED] = 1
+        if recycles < 0:
+            start &= ~REC_MASK
+        h0 = bound(start, ctab, tabs, rule, scr)
+        regs[R_F] = h0
+        if is_won(start, goal_all):
+            regs[R_GOAL_PARENT] = -1
+            regs[R_GOAL_LEN] = 0
+            return WON
+        if dead(start, tabs, rule) or h0 >= FAR_BOUND \
+                or h0 > regs[R_UB]:
+            return EXHAUSTED
+        slot = find(index, keys, start)
+        index[-1 - slot] = 0
+        keys[0] = start
+        parent[0] = -1
+        gs[0] = 0
+        regs[R_NODES] = 1
+        if h0 >= nh:
+            regs[R_INCOMPLETE] = 1
+            return EXHAUSTED
+        regs[R_HMIN] = 0
+        queue_push(head, e_node, e_next, regs, h0, h0, 0)
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    done = 0
+    while True:
+        if done >= budget:
+            return PAUSED
+        if max_states > 0 and regs[R_EXPANDED] >= max_states:
+            return LIMIT
+        if regs[R_NODES] + MAX_MOVES > len(keys):
+            return GROW_NODES
+        if 4 * (regs[R_NODES] + MAX_MOVES) > 3 * len(index):
+            return GROW_INDEX
+        if regs[R_BUMP] + max(0, MAX_MOVES - regs[R_NFREE]) > len(e_node):
+            return GROW_ENTRIES
+        f = regs[R_F]
+        hm = regs[R_HMIN]
+        while f < nh:
+            while hm < hb and head[f, hm] < 0:
+                hm += 1
+            if hm < hb:
+                break
+            f += 1
+            hm = 0
+        if regs[R_GOAL_LEN] > 0 and f >= regs[R_GOAL_LEN]:
+            return WON  # no open position can lead to a shorter win than the one found
+        if f >= nh:
+            return EXHAUSTED
+        regs[R_F] = f
+        regs[R_HMIN] = hm
+        e = head[f, hm]
+        head[f, hm] = e_next[e]
+        e_next[e] = regs[R_FREE]
+        regs[R_FREE] = e
+        regs[R_NFREE] += 1
+        i = e_node[e]
+        g = np.int64(gs[i])
+        if g & CLOSED:
+            continue
+        gs[i] = g | CLOSED
+        state = keys[i]
+        regs[R_EXPANDED] += 1
+        done += 1
+        g1 = g + 1
+        if g1 > G_MASK:
+            regs[R_INCOMPLETE] = 1
+            continue
+        n = gen_optimal(state, tabs, rule, moves)
+        # pushed in reverse so that the first generated move is popped first (LIFO buckets)
+        for k in range(n - 1, -1, -1):
+            m = moves[k]
+            child = child_of(state, m, recycles)
+            if is_won(child, goal_all):
+                if regs[R_GOAL_LEN] == 0 or g1 < regs[R_GOAL_LEN]:
+                    regs[R_GOAL_LEN] = g1
+                    regs[R_GOAL_PARENT] = i
+                    regs[R_GOAL_MOVE] = m
+                    regs[R_UB] = min(regs[R_UB], g1 - 1)
+                continue
+            if dead_after(child, m, tabs, rule):
+                continue
+            j = find(index, keys, child)
+            if j >= 0:
+                gj = np.int64(gs[j])
+                if gj & CLOSED or gj <= g1:
+                    continue
+            hj = bound(child, ctab, tabs, rule, scr)
+            if hj >= FAR_BOUND:
+                continue  # some card that must be used can no longer be reached: lost
+            f1 = g1 + hj
+            if f1 > regs[R_UB]:
+                continue
+            if f1 >= nh:
+                regs[R_INCOMPLETE] = 1
+                continue
+            if j < 0:
+                slot = -1 - j  # the empty slot the lookup stopped at
+                j = regs[R_NODES]
+                index[slot] = j
+                keys[j] = child
+                regs[R_NODES] += 1
+            parent[j] = i
+            gs[j] = g1
+            queue_push(head, e_node, e_next, regs, f1, hj, j)
+        if regs[R_GOAL_LEN] == g1 and g1 <= f:
+            return WON
+
+
+@njit(cache=True)
+def trace(deal, rule, keys, parent, goal_parent, goal_move, out):
+    """The moves from the start to the goal (reached by ``goal_move`` from node ``goal_parent``
+    of ``keys``/``parent``), into ``out``; returns their number. Each move is found again by
+    generating the parent's moves and matching the child's packed position."""
+    tabs = deal_tables(deal)
+    chain = np.empty(len(out), dtype=np.int64)
+    n = 0
+    i = goal_parent
+    while i >= 0:
+        chain[n] = i
+        n += 1
+        i = parent[i]
+    moves = np.empty(MAX_MOVES, dtype=np.int64)
+    length = 0
+    for k in range(n - 1, 0, -1):
+        s = keys[chain[k]]
+        target = keys[chain[k - 1]]
+        c = gen_optimal(s, tabs, rule, moves)
+        out[length] = -1
+        for q in range(c):
+            if child_of(s, moves[q], rule.recycles) == target:
+                out[length] = moves[q]
+                break
+        length += 1
+    if goal_parent >= 0:
+        out[length] = goal_move
+        length += 1
+    return length

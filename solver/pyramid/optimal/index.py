@@ -1,0 +1,90 @@
+"""The A* search's memory: the node store with its open-addressing hash index, the bucket queue,
+and the registers (``regs``) that keep the search's scalars between kernel calls.
+
+* node store: ``keys`` (uint64 packed position), ``parent`` (int32 node id of the parent) and
+  ``gs`` (uint16 moves from the start, bit 15 = ``CLOSED``), indexed by insertion order, and an
+  open-addressing ``index`` (int32 node ids, -1 = empty, kept at most 3/4 full) that maps a packed
+  position to its node (``find``, ``rehash``);
+* bucket queue: one LIFO list per f-value and bound value (``head[f, h]``), its entries in two
+  int32 arrays (``e_node``, ``e_next``) with a free list, so memory follows the open list, not
+  the pushes (``queue_push``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solver.core.rng import mix64
+
+_ONE = np.uint64(1)
+
+CLOSED = 0x8000
+"""Bit 15 of ``gs[i]``: node ``i`` has been expanded (its g-value is final)."""
+G_MASK = 0x7FFF
+
+R_F, R_NODES, R_EXPANDED, R_FREE, R_BUMP, R_NFREE, R_GOAL_PARENT, R_GOAL_MOVE, R_GOAL_LEN, R_UB, \
+    R_STARTED, R_INCOMPLETE, R_HMIN = range(13)
+"""Indices into the int64 ``regs`` array the kernel keeps its scalars in between calls: the
+f-value being expanded, nodes stored, nodes expanded, the queue's free list head, next fresh
+entry and free entries, the goal's parent, move and length, the upper bound, whether the search
+started, whether some line was cut short (so "exhausted" proves nothing), and the lowest
+non-empty h list at f."""
+N_REGS = 13
+
+
+class AStarArrays(NamedTuple):
+    """The arrays an A* kernel call works in (``solver.pyramid.optimal.api.OptimalWorkspace``
+    owns and grows them; the module docstring describes each)."""
+
+    keys: np.ndarray
+    parent: np.ndarray
+    gs: np.ndarray
+    index: np.ndarray
+    e_node: np.ndarray
+    e_next: np.ndarray
+    head: np.ndarray
+    regs: np.ndarray
+
+
+@njit(cache=True)
+def find(index, keys, key):
+    """Node id of ``key``, or ``-1 - slot`` of the empty slot where it would go."""
+    mask = np.uint64(len(index) - 1)
+    i = mix64(key) & mask
+    while True:
+        j = index[i]
+        if j < 0:
+            return -1 - np.int64(i)
+        if keys[j] == key:
+            return np.int64(j)
+        i = (i + _ONE) & mask
+
+
+@njit(cache=True)
+def rehash(index, keys, n_nodes):
+    """Fill the (all -1) ``index`` with the first ``n_nodes`` node ids."""
+    for j in range(n_nodes):
+        slot = find(index, keys, keys[j])
+        index[-1 - slot] = j
+
+
+@njit(cache=True)
+def queue_push(head, e_node, e_next, regs, f, h, node):
+    """Put ``node`` on the list of f-value ``f`` and bound ``h`` (h above the last list shares
+    it), taking an entry from the free list or a fresh one."""
+    if regs[R_FREE] >= 0:
+        e = regs[R_FREE]
+        regs[R_FREE] = e_next[e]
+        regs[R_NFREE] -= 1
+    else:
+        e = regs[R_BUMP]
+        regs[R_BUMP] += 1
+    h = min(h, head.shape[1] - 1)
+    e_node[e] = node
+    e_next[e] = head[f, h]
+    head[f, h] = e
+    if f == regs[R_F] and h < regs[R_HMIN]:
+        regs[R_HMIN] = h

@@ -1,0 +1,116 @@
+"""The move generator of the minimum-move search (``gen_optimal``): the concrete moves of
+``solver.pyramid.state`` less those a shortest solution never needs."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.pyramid.layout import PYRAMID_CARDS
+from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT, PYR_MASK, REC_MASK,
+                                  STOCK_MASK, apply_concrete, encode_move, gen_concrete,
+                                  lowest_bit_index, push_draw_or_recycle, push_pyramid_pairs,
+                                  push_with_card, stock_top, uncovered_mask, waste_top)
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+@njit(cache=True)
+def gen_optimal(state, tabs, rule, out):
+    """The moves the minimum-move search tries from ``state`` (``tabs``: the deal's
+    ``DealTables``, ``rule``: the ``RuleArgs``), into ``out``; returns their number.
+
+    Goal "all": ``gen_concrete`` as it is (every king in play must go some time, and removing one
+    as soon as it is available never lengthens a solution). Goal "pyramid": the same, except that a
+    king on the waste or the stock top is only *offered*, never forced: it need not be removed at
+    all, and removing it costs a move that a shortest solution may not spend (drawing over it can
+    be better). An uncovered pyramid king is still removed alone: it must go, it covers nothing
+    that its removal could hide, and removing it earlier keeps every later move legal.
+
+    With the stock top available, a king on the stock top is never drawn: removing it costs the
+    same one move and leaves a position at least as good (whatever follows the draw works without
+    the king, minus the moves that drew it again or removed it).
+
+    Both goals: a *last partner* pair is also played alone: an uncovered pyramid card whose
+    value's partners in play (pyramid, stock and waste) come down to one card, available now.
+    Every win removes that pair together some time, and removing two cards earlier keeps every
+    later move legal (a waste or stock card gone only skips the draws that would have passed it).
+    """
+    val = tabs.val
+    vmask = tabs.vmask
+    stock_top_on = rule.stock_top
+    pyr = state & PYR_MASK
+    unc = uncovered_mask(pyr)
+    k = unc & tabs.pkings
+    if k:
+        out[0] = encode_move(MOVE_KING, lowest_bit_index(k), NO_SLOT)
+        return 1
+    w = waste_top(state)
+    s = stock_top(state)
+    m = _last_partner_pair(state, pyr, unc, tabs, w, s if stock_top_on else -1)
+    if m >= 0:
+        out[0] = m
+        return 1
+    if rule.goal_all:
+        return gen_concrete(state, tabs, rule, out)
+    n = 0
+    if not state & AFTER_DRAW:
+        n = push_pyramid_pairs(pyr, unc, tabs, rule.overlap, out, 0)
+    if w >= 0:
+        n = _push_card_moves(PYRAMID_CARDS + w, unc, val, vmask, out, n)
+    if stock_top_on and s >= 0:
+        n = _push_card_moves(PYRAMID_CARDS + s, unc, val, vmask, out, n)
+        if w >= 0 and val[PYRAMID_CARDS + w] + val[PYRAMID_CARDS + s] == 13:
+            out[n] = encode_move(MOVE_PAIR, PYRAMID_CARDS + w, PYRAMID_CARDS + s)
+            n += 1
+        if val[PYRAMID_CARDS + s] == 13:
+            return n  # removing the king (offered above) beats drawing it: no draw
+    return push_draw_or_recycle(state, w, s, rule.recycles, out, n)
+
+
+@njit(cache=True)
+def _last_partner_pair(state, pyr, unc, tabs, w, s):
+    """A pair of an uncovered pyramid card with the only card in play that can pair with it,
+    when that card is available (uncovered, the waste top ``w`` or the usable stock top ``s``);
+    -1 when there is none."""
+    val = tabs.val
+    vmask = tabs.vmask
+    sval = tabs.sval
+    stock = state & STOCK_MASK
+    u = unc
+    while u:
+        p = lowest_bit_index(u)
+        u &= u - _ONE
+        v = val[p]
+        if v == 13:
+            continue
+        mates = (pyr & vmask[13 - v]) | (stock & sval[13 - v])
+        if mates == _ZERO or mates & (mates - _ONE):
+            continue
+        q = lowest_bit_index(mates)
+        if q < PYRAMID_CARDS:
+            if unc & mates:
+                return encode_move(MOVE_PAIR, p, q)
+        elif q - PYRAMID_CARDS == w or q - PYRAMID_CARDS == s:
+            return encode_move(MOVE_PAIR, p, q)
+    return -1
+
+
+@njit(cache=True)
+def _push_card_moves(slot, unc, val, vmask, out, n):
+    """A king in stock/waste ``slot`` removed alone, or its pairs with uncovered pyramid cards."""
+    v = val[slot]
+    if v == 13:
+        out[n] = encode_move(MOVE_KING, slot, NO_SLOT)
+        return n + 1
+    return push_with_card(slot, unc, vmask[13 - v], out, n)
+
+
+@njit(cache=True)
+def child_of(state, m, recycles):
+    """``apply_concrete``, with the recycle count kept at 0 when recycles are unlimited (so the
+    set of positions stays finite)."""
+    child = apply_concrete(state, m)
+    if recycles < 0:
+        child &= ~REC_MASK
+    return child
