@@ -50,9 +50,8 @@ class Variants:
     penalty: int = DEFAULT_PENALTY
 
     def __post_init__(self) -> None:
-        if not 0 <= self.penalty <= TARGET_POINTS:
-            raise ValueError(f"the last-card penalty must be 0..{TARGET_POINTS}, "
-                             f"not {self.penalty}")
+        check_int(self.penalty, f"the last-card penalty must be 0..{TARGET_POINTS}, "
+                  f"not {self.penalty}", 0, TARGET_POINTS)
 
     @property
     def flags(self) -> int:
@@ -115,8 +114,8 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
     seed = check_seed(seed)
     players = check_players(players)
     variants = _check_variants(variants)
-    if not 0 <= start < players:
-        raise ValueError(f"the starting seat must be 0..{players - 1}, not {start}")
+    start = check_int(start, f"the starting seat must be 0..{players - 1}, not {start}", 0,
+                      players - 1)
     work = new_work(LOG_ROWS if log else 0)
     loc, cnt, melds, owner, sc = work.loc, work.cnt, work.melds, work.owner, work.sc
     sc[SC_LOG_ON] = 1 if log else 0
@@ -165,8 +164,7 @@ def format_meld(meld: dict) -> str:
 
 def card_points(card: int) -> int:
     """Duizenden points of a card id (2..9: 5, 10-K: 10, A: 20, joker: 25, queen of spades: 100)."""
-    if not 0 <= card < MAX_CARDS:
-        raise ValueError(f"no card has id {card}")
+    card = check_int(card, f"no card has id {card}", 0, MAX_CARDS - 1)
     b = card % 54
     return int(POINTS[min(b, 52)])
 
@@ -215,11 +213,11 @@ def simulate(seed: int, games: int, players: int, variants: Variants | None = No
     players = check_players(players)
     variants = _check_variants(variants)
     games = check_int(games, f"the number of games must be a positive integer, not {games!r}", 1)
-    if not 1 <= max_rounds <= MAX_MAX_ROUNDS:
-        raise ValueError(f"max_rounds must be 1..{MAX_MAX_ROUNDS}, not {max_rounds}")
+    max_rounds = check_int(max_rounds, f"max_rounds must be 1..{MAX_MAX_ROUNDS}, not {max_rounds}",
+                           1, MAX_MAX_ROUNDS)
     params = {"players": players, "flags": variants.flags, "penalty": variants.penalty,
-              "max_rounds": int(max_rounds)}
-    rec = run_games(run_chunk, seed, int(games), params, jobs=jobs, progress=progress,
+              "max_rounds": max_rounds}
+    rec = run_games(run_chunk, seed, games, params, jobs=jobs, progress=progress,
                     chunk=500, desc="duizenden")
     return summarise(rec, seed, players, variants, max_rounds)
 

@@ -22,7 +22,7 @@ from solver.games.duizenden.melds import (
     CTX_POOL, CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, KIND_JOKER, M_CARDS, M_HI, M_JOKERS,
     M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE, MAX_MELDS, MAX_RUN, MELD_RUN, MELD_SET, MELD_WIDTH,
     MIN_MELD, N_KINDS, QS_KIND, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO, SPEC_SUITS,
-    SPEC_TYPE, _can_end, _hand_melds, _layoffs, _swaps, run_kind)
+    SPEC_TYPE, _hand_melds, _layoffs, _swaps, run_kind)
 from solver.games.duizenden.play import _may_discard
 
 
@@ -197,9 +197,4 @@ def discard_actions(s: Situation) -> list[int]:
     h = len(s.hand)
     kinds = sorted({kind_of(c) for c in s.hand})
     return [k for k in kinds if _may_discard(k, h, s.flags, opened_now)]
-
-
-def can_end_after(s: Situation, n_laid: int, queens_laid: int, points: int) -> bool:
-    """The kernels' turn-end filter after laying ``n_laid`` cards of the hand."""
-    return bool(_can_end(s.ctx(), n_laid, queens_laid, points))
 

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from solver.games.hearts import kernels as K
-from solver.core.cards import CLUBS, HEARTS, NATURAL_CARDS, card_suit, mask_of
+from solver.core.cards import CLUBS, HEARTS, NATURAL_CARDS, SUITS, card_suit, mask_of
 from solver.games.hearts.rules import (  # noqa: F401 - re-exported
     MIN_PLAYERS, MAX_PLAYERS, DEFAULT_TARGET, MAX_TARGET, MAX_DEALS, MOON_RULES, LEFT, RIGHT,
     NO_PASS, QUEEN_OF_SPADES, KING_OF_SPADES, ACE_OF_SPADES, JACK_OF_DIAMONDS, OMNIBUS_POINTS,
@@ -185,8 +185,8 @@ def legal_moves(rules: HeartsRules, hand, led_suit: int | None = None, first_tri
     for c in cards:
         if c not in in_play:
             raise ValueError(f"card id {c} is not in play in {rules.describe()}")
-    if led_suit is not None and not 0 <= led_suit <= 3:
-        raise ValueError(f"led suit must be 0..3, not {led_suit}")
+    if led_suit is not None:
+        check_int(led_suit, f"led suit must be 0..3, not {led_suit}", 0, SUITS - 1)
     args = rules.kernel_args()
     if first_trick and led_suit is None and args.lead_card >= 0 and args.lead_card not in cards:
         raise ValueError("the first lead of a Hearts deal comes from the lowest club's holder")

@@ -78,7 +78,6 @@ MAX_BID_EVENTS = 32
 """Bid log rows (seat, bid or 0 for a pass); an auction has at most 10 bids and 4 passes."""
 
 _ZERO = np.uint64(0)
-_ONE = np.uint64(1)
 
 
 def _build_tables():
@@ -324,15 +323,12 @@ def _game_winner(totals, n):
 
 
 def _check_mask(mask: int, what: str) -> np.uint64:
-    if not isinstance(mask, (int, np.integer)) or not 0 <= int(mask) < 1 << 64:
-        raise ValueError(f"{what} must be a card bitmask (0 .. 2**64-1), not {mask!r}")
-    return np.uint64(mask)
+    return np.uint64(check_int(mask, f"{what} must be a card bitmask (0 .. 2**64-1), not {mask!r}",
+                               0, (1 << 64) - 1))
 
 
 def _check_suit(suit: int, what: str) -> int:
-    if not -1 <= suit < SUITS:
-        raise ValueError(f"{what} must be a suit 0..3 or -1 for none, not {suit}")
-    return int(suit)
+    return check_int(suit, f"{what} must be a suit 0..3 or -1 for none, not {suit}", -1, SUITS - 1)
 
 
 def legal_cards(hand: int, led: int, trump: int, joker: int = JOKER_CARD,
