@@ -54,3 +54,33 @@ def test_deal_round_robin_deals_every_card_once_from_the_dealers_left():
     assert union | (1 << int(work[24])) == (1 << 25) - 1
     # The first card goes to seat 3 (left of dealer 2), the second to seat 0.
     assert int(hands[3]) >> int(work[0]) & 1 and int(hands[0]) >> int(work[1]) & 1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 77, 2**62 + 5])
+def test_random_bit_draws_exactly_one_below_of_the_popcount(seed):
+    """The engines' seeded results rest on this: one ``below(popcount)`` per pick, the k-th
+    lowest set bit, and nothing else taken from the stream."""
+    from solver.core.rng import below
+    masks = [np.uint64(m) for m in MASKS] + [np.uint64(0b1010_0110_0001)] * 5
+    state, twin = new_state(seed), new_state(seed)
+    for m in masks:
+        picked = int(bits.random_bit(state, m))
+        assert picked == plain_bits(int(m))[int(below(twin, len(plain_bits(int(m)))))]
+        assert state[0] == twin[0]
+
+
+@pytest.mark.parametrize("n, dealer, count", [(2, 0, 24), (3, 2, 25), (4, 1, 52), (6, 5, 50)])
+def test_deal_round_robin_is_a_shuffle_then_one_card_a_seat(n, dealer, count):
+    from solver.core.rng import shuffle
+    deck = np.arange(count + 3, dtype=np.int64) * 7 % 64  # distinct card ids, not in order
+    work = np.empty_like(deck)
+    hands = np.full(n, 0xFFFF, dtype=np.uint64)  # stale contents are cleared
+    state, twin = new_state(9), new_state(9)
+    bits.deal_round_robin(state, deck, work, n, dealer, hands, count)
+    shuffled = deck.copy()
+    shuffle(twin, shuffled)
+    assert work.tolist() == shuffled.tolist() and state[0] == twin[0]
+    expected = [0] * n
+    for j in range(count):
+        expected[(dealer + 1 + j) % n] |= 1 << int(shuffled[j])
+    assert [int(h) for h in hands] == expected
