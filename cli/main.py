@@ -1,9 +1,9 @@
 """Entry point: the ``pyramid`` command group and its sub-groups, and the frame around every run.
 
-Every command module registers itself on these groups when imported. The Pyramid commands are
-imported at the bottom of this file; the games' and batch commands only when first asked for (the
-``lazy`` maps), and no command module imports numba at import time, so ``pyramid --help`` and each
-shell-completion request stay fast.
+The Pyramid commands (``cli.pyramid.COMMANDS``) are added to the group here; the games' and batch
+command modules register themselves when first asked for (the ``lazy`` maps), and no command
+module imports numba at import time, so ``pyramid --help`` and each shell-completion request stay
+fast. ``cli.pyramid`` does not import this module (no import cycle).
 
 The frame (``PyramidGroup.main``) gives every way a run can end one clean answer:
 
@@ -26,6 +26,7 @@ import sys
 
 import click
 
+from cli import pyramid
 from cli.common import SEED
 from solver.core.extras import DISTRIBUTION
 
@@ -245,6 +246,10 @@ def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""
 
 
+for command in pyramid.COMMANDS:
+    cli.add_command(command)
+
+
 @cli.group(cls=PyramidGroup, lazy=GAME_MODULES, aliases=GAME_ALIASES, games=True)
 def simulate() -> None:
     """Random-play simulation of a card game: many seeded games, statistics with 95% intervals."""
@@ -295,7 +300,3 @@ def main() -> None:
             os._exit(EXIT_INTERRUPTED)
         raise
 
-
-# The Pyramid commands register themselves on the groups above at once; the games and batch
-# commands when first asked for (the ``lazy`` maps above).
-from cli import pyramid  # noqa: E402,F401

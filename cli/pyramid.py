@@ -1,5 +1,9 @@
 """Pyramid commands: solve, hint, check, and the Pyramid side of show.
 
+The commands are plain click commands (``COMMANDS``); ``cli.main`` adds them to the ``pyramid``
+group, and this module does not import ``cli.main``. Readable steps and result documents come from
+``solver.pyramid.explain``: this module only parses options and prints.
+
 Cheap to import: click, ``cli.common`` and ``solver.pyramid.rules`` only. The engines (numpy, numba) are
 imported inside the commands, after the options have been checked, so that ``--help``, the batch
 commands that share these options and every input error answer without loading them. Loading the
@@ -26,7 +30,6 @@ from cli.common import (
     input_errors,
     json_option,
 )
-from cli.main import cli
 from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
 from solver.core.text import quoted
 
@@ -219,62 +222,11 @@ def prepared_workspace(rules: Rules, any_line: bool):
 
 # --------------------------------------------------------------------------- text output
 
-def describe_steps(deal, rules: Rules, steps, start=None) -> list[str]:
-    """One numbered, readable line per step, saying where each card comes from."""
-    from solver.pyramid.layout import COL_OF, PYRAMID_CARDS, ROW_OF
-    from solver.pyramid.replay import Position, format_step
-
-    pos = start.copy() if start is not None else Position(deal, rules)
-    where_pyr = {int(c): p for p, c in enumerate(deal[:PYRAMID_CARDS])}
-    lines = []
-    width = len(str(len(steps)))
-    for k, step in enumerate(steps, start=1):
-        text = format_step(step)
-        if step[0] == "draw":
-            note = f"turn {format_step(('king', pos.stock[-1]))} onto the waste"
-        elif step[0] == "recycle":
-            note = "turn the waste over into the stock"
-        else:
-            parts = []
-            for c in step[1:]:
-                if c in where_pyr and pos.present >> where_pyr[c] & 1:
-                    p = where_pyr[c]
-                    parts.append(f"{format_step(('king', c))} (pyramid row {ROW_OF[p] + 1}, "
-                                 f"card {COL_OF[p] + 1})")
-                elif pos.waste and pos.waste[-1] == c:
-                    parts.append(f"{format_step(('king', c))} (waste)")
-                else:
-                    parts.append(f"{format_step(('king', c))} (stock)")
-            note = ("remove " if step[0] == "king" else "pair ") + " with ".join(parts)
-        lines.append(f"{k:>{width}}. {text:<8} {note}")
-        pos.apply(step)
-    return lines
-
-
-def outcome_name(outcome) -> str:
-    """``"won"``, ``"lost"`` or ``"unknown"``: an ``Outcome`` as the JSON output names it."""
-    return ("lost", "won", "unknown")[int(outcome)]
-
-
 def result_json(ident: dict, deal, rules: Rules, result) -> dict:
-    """The JSON of one search (docs/json.md, "Pyramid commands")."""
-    from solver.pyramid.deals import format_deal
-    from solver.pyramid.replay import format_step
+    """The JSON of one search (docs/json.md, "Pyramid commands"): the deal's ident first."""
+    from solver.pyramid.explain import result_dict
 
-    return {
-        **ident,
-        "deal": format_deal(deal),
-        "rules": rules.to_dict(),
-        "outcome": outcome_name(result.outcome),
-        "reason": result.reason,
-        "winnable": result.winnable,
-        "solution": [format_step(s) for s in result.solution],
-        "moves": result.moves,
-        "optimal": result.optimal,
-        "lower_bound": result.lower_bound,
-        "states": result.states,
-        "seconds": round(result.seconds, 6),
-    }
+    return {**ident, **result_dict(deal, rules, result)}
 
 
 def verdict_text(result) -> str:
@@ -292,6 +244,8 @@ def verdict_text(result) -> str:
 
 def exit_code_for(outcomes) -> int:
     """3 if any deal was left undecided, else 1 if any is lost, else 0."""
+    from solver.pyramid.explain import outcome_name
+
     names = [outcome_name(o) for o in outcomes]
     if "unknown" in names:
         return EXIT_UNKNOWN
@@ -315,7 +269,7 @@ def search(deal, rules: Rules, workspace, any_line: bool, start, max_states: int
 
 # --------------------------------------------------------------------------- commands
 
-@cli.command()
+@click.command()
 @deal_options
 @rules_options
 @click.option("--any", "any_line", is_flag=True,
@@ -335,6 +289,7 @@ def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, afte
         positions = [position_after(deal, rules, after) for _, deal in deals]
         ws = prepared_workspace(rules, any_line)  # after every input is checked
     from solver.pyramid.deals import draw_deal
+    from solver.pyramid.explain import describe_steps
     from solver.pyramid.replay import format_solution, format_step
 
     outcomes = []
@@ -364,7 +319,7 @@ CHECK_WON, CHECK_INCOMPLETE, CHECK_ILLEGAL = "won", "incomplete", "illegal"
 """``check``'s outcomes: the moves win; they are all legal but do not win; one is illegal."""
 
 
-@cli.command()
+@click.command()
 @deal_options
 @rules_options
 @click.option("--solution", required=True, help='The moves, e.g. "draw 6h+7c Kd recycle".')
@@ -391,7 +346,7 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
     sys.exit(EXIT_WON if won else EXIT_LOST)
 
 
-@cli.command()
+@click.command()
 @deal_options
 @rules_options
 @after_option
@@ -404,6 +359,7 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json)
         ident, deal = load_one_deal(seed, deal_text, deal_file)
         pos, start, played = position_after(deal, rules, after)
         ws = prepared_workspace(rules, any_line=False)  # after every input is checked
+    from solver.pyramid.explain import explain_steps, step_line
     from solver.pyramid.replay import format_step
     from solver.pyramid.winnable import Outcome
 
@@ -420,10 +376,8 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json)
     elif result.outcome == Outcome.WON and nxt is None:
         click.echo("The deal is already won.")
     elif result.outcome == Outcome.WON:
-        line = describe_steps(deal, rules, [nxt], pos)[0].split(".", 1)[1].strip()
-        text = format_step(nxt)
-        note = line[len(text):].strip()
-        click.echo(f"Next move: {text:<8} {note}")
+        first = explain_steps(deal, rules, [nxt], pos)[0]
+        click.echo(f"Next move: {step_line(first)}")
         word = "move" if result.moves == 1 else "moves"
         click.echo(f"{result.moves} {word} to win from here, this one included (the minimum).")
     elif result.outcome == Outcome.LOST:
@@ -450,3 +404,7 @@ def show_pyramid(seed, deal_text, as_json) -> None:
         click.echo(f"Deal {seed}")
     click.echo(draw_deal(deal))
     click.echo(format_deal(deal))
+
+
+COMMANDS = (solve, check, hint)
+"""The top-level Pyramid commands, added to the ``pyramid`` group by ``cli.main``."""
