@@ -8,6 +8,7 @@ message names the file and the line (CSV) or row (Parquet) and never echoes more
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from typing import Iterator
@@ -17,6 +18,10 @@ import numpy as np
 from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
     results_format
 from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
+
+READ_BYTES = 1 << 22
+"""Bytes of a results CSV read at a time."""
+NEWLINE, COMMA, QUOTE, CR = b"\n", b",", b'"', b"\r"
 
 
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
@@ -53,22 +58,20 @@ def _open_parquet(path: str, block: int):
 
 
 def _open_csv(path: str, block: int):
-    f = open(path, encoding="utf-8", newline="")
+    f = open(path, "rb")  # noqa: SIM115 (closed by the blocks' generator, or below)
     try:
-        reader = csv.reader(f)
-        header = next(reader, None)
-    except (UnicodeDecodeError, csv.Error):
-        f.close()
-        raise ValueError(f"{path} is not a batch results file (not CSV text)") from None
-    if header is None:
-        f.close()
-        raise ValueError(f"{path} is empty (not a batch results file)")
-    try:
+        first = f.readline()
+        if not first:
+            raise ValueError(f"{path} is empty (not a batch results file)")
+        try:
+            header = next(csv.reader([first.decode("utf-8")]), [])
+        except (UnicodeDecodeError, csv.Error):
+            raise ValueError(f"{path} is not a batch results file (not CSV text)") from None
         id_column = _check_columns(path, header)
-    except ValueError:
+    except BaseException:
         f.close()
         raise
-    return id_column, _csv_blocks(f, reader, header, id_column, block, path)
+    return id_column, _csv_blocks(f, CsvLayout(header, id_column), block, path)
 
 
 def _check_columns(path: str, names) -> str:
@@ -91,6 +94,16 @@ _WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
 """The ``winnable`` value that goes with each outcome."""
 _CSV_WINNABLE = {"true": True, "false": False, "": None}
 _REASON_CODE = {name: code for code, name in enumerate(REASON_NAMES) if name}
+_REASON_BASE = 256
+"""``fast_csv_block`` codes a row's outcome and reason as ``outcome * _REASON_BASE + reason``."""
+_COMBOS = {(WINNABLE_TEXT[code], name, REASON_NAMES[why] if name == "unknown" else ""):
+           code * _REASON_BASE + why
+           for code, name in enumerate(OUTCOME_NAMES)
+           for why in (_REASON_CODE.values() if name == "unknown" else (0,))}
+"""The valid CSV ``(winnable, outcome, reason)`` texts of a row and their codes."""
+_COMBOS_NO_REASON = {(WINNABLE_TEXT[code], name): code * _REASON_BASE
+                     for code, name in enumerate(OUTCOME_NAMES)}
+"""The same for a file without the ``reason`` column."""
 
 
 class _BadRow(ValueError):
@@ -163,45 +176,179 @@ def _block(rows) -> dict:
             "reason": None if reason[0] < 0 else np.asarray(reason, dtype=np.int8)}
 
 
-def _csv_blocks(f, reader, header, id_column, block, path):
-    present = _present(header)
-    order = [header.index(name) for name in (id_column,) + present]
-    winnable_at = 1 + present.index("winnable")
-    moves_at = 1 + present.index("moves")
-    reason_at = 1 + present.index("reason") if "reason" in present else None
+class CsvLayout:
+    """Where each column of a results CSV is: ``order`` lists the fields' indices in the order
+    ``_check_row`` takes them (the id column, then ``COLUMNS`` present in the file)."""
+
+    def __init__(self, header: list[str], id_column: str) -> None:
+        self.header = header
+        self.id_column = id_column
+        self.present = _present(header)
+        self.order = [header.index(name) for name in (id_column,) + self.present]
+        self.winnable_at = 1 + self.present.index("winnable")
+        self.moves_at = 1 + self.present.index("moves")
+        self.reason_at = 1 + self.present.index("reason") if "reason" in self.present else None
+
+    def column(self, name: str) -> int:
+        """The field index of column ``name``."""
+        return self.header.index(name)
+
+
+def _csv_blocks(f, layout: CsvLayout, block: int, path: str):
+    """The blocks of a results CSV after its header, each of ``block`` rows (the last one
+    fewer). Each block is checked at once with numpy (``fast_csv_block``); from the first block
+    that check does not pass, the rest is read row by row (``_csv_rows_checked``), which names
+    the first bad row and its line, or accepts what the quick check was too strict for."""
+    lines_read = 1  # the header
+    buf = b""
+    ends = np.empty(0, dtype=np.int64)  # where buf's lines end (the index of each newline)
+    eof = False
     try:
-        rows = []
         while True:
-            try:
-                row = next(reader, None)
-            except UnicodeDecodeError:
-                raise ValueError(f"{path} line {reader.line_num + 1} is not UTF-8 text") from None
-            except csv.Error as e:
-                raise ValueError(f"{path} line {reader.line_num}: {clip(e, quote=False)}") \
-                    from None
-            if row is None:
-                break
-            try:
-                if len(row) != len(header):
-                    raise _BadRow(f"{len(row)} fields, the header has {len(header)}")
-                fields = [row[k] for k in order]
-                if fields[winnable_at] not in _CSV_WINNABLE:
-                    raise _BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
-                                  f"empty")
-                fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
-                fields[moves_at] = fields[moves_at] or None
-                if reason_at is not None:
-                    fields[reason_at] = fields[reason_at] or None
-                rows.append(_check_row(id_column, *fields))
-            except _BadRow as e:
-                raise ValueError(f"{path} line {reader.line_num}: {e}") from None
-            if len(rows) == block:
-                yield _block(rows)
-                rows = []
-        if rows:
-            yield _block(rows)
+            while not eof and len(ends) < block:
+                more = f.read(READ_BYTES)
+                eof = not more
+                if eof and buf and not buf.endswith(NEWLINE):
+                    more = NEWLINE  # the last line lacks its newline
+                ends = np.concatenate((ends, _newlines(more) + len(buf)))
+                buf += more
+            if not buf:
+                return
+            cut = int(ends[block - 1]) + 1 if len(ends) >= block else len(buf)
+            b = fast_csv_block(buf[:cut], layout, ends[:block])
+            if b is None:
+                text = io.TextIOWrapper(io.BufferedReader(_Prefixed(buf, f)), encoding="utf-8",
+                                        newline="")
+                yield from _csv_rows_checked(text, layout, block, path, lines_read)
+                return
+            buf = buf[cut:]
+            ends = ends[block:] - cut
+            lines_read += len(b["ids"])
+            yield b
     finally:
         f.close()
+
+
+def _newlines(data: bytes) -> np.ndarray:
+    """The index of every newline in ``data``."""
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == NEWLINE[0])
+
+
+class _Prefixed(io.RawIOBase):
+    """A raw stream of ``prefix`` (bytes already read) then the rest of ``f``."""
+
+    def __init__(self, prefix: bytes, f) -> None:
+        super().__init__()
+        self.prefix = memoryview(prefix)
+        self.f = f
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self.prefix:
+            n = min(len(b), len(self.prefix))
+            b[:n] = self.prefix[:n]
+            self.prefix = self.prefix[n:]
+            return n
+        data = self.f.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+
+def fast_csv_block(chunk: bytes, layout: CsvLayout, ends: np.ndarray | None = None) -> dict | None:
+    """The rows of ``chunk`` (whole lines of a results CSV; ``ends``: where they end, if known)
+    as a block, checked with numpy and a few C-level passes; ``None`` when any check fails or the
+    text needs the csv module (a quote, a carriage return, not UTF-8). It accepts only what
+    ``_check_row`` accepts."""
+    if QUOTE in chunk or CR in chunk:
+        return None
+    try:
+        text = chunk.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    width = len(layout.header)
+    if ends is None:
+        ends = _newlines(chunk)
+    commas = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == COMMA[0])
+    if (np.diff(np.searchsorted(commas, ends), prepend=0) != width - 1).any():
+        return None  # a line whose field count is not the header's
+    fields = text.replace("\n", ",").split(",")
+    fields.pop()  # after the last newline
+    n = len(fields) // width
+
+    def col(name: str) -> list[str]:
+        return fields[layout.column(name)::width]
+
+    try:
+        ids = np.array(list(map(int, col(layout.id_column))), dtype=np.int64)
+        states = np.array(list(map(int, col("states"))), dtype=np.int64)
+        ms = np.array(list(map(float, col("ms"))), dtype=np.float64)
+        with_reason = layout.reason_at is not None
+        keys = zip(col("winnable"), col("outcome"), col("reason")) if with_reason else zip(
+            col("winnable"), col("outcome"))
+        combo = np.fromiter(map((_COMBOS if with_reason else _COMBOS_NO_REASON).get, keys),
+                            dtype=np.int64, count=n)
+    except (ValueError, TypeError, OverflowError):  # TypeError: a combination not in the table
+        return None
+    deals = col("deal")
+    if (ids < 0).any() or (states < 0).any() or not (np.isfinite(ms).all() and (ms >= 0).all()) \
+            or not all(map(str.strip, deals)):
+        return None
+    outcome = (combo // _REASON_BASE).astype(np.int8)
+    moves = np.full(n, NO_MOVES, dtype=np.int64)
+    moves_text = col("moves")
+    given = np.flatnonzero(np.fromiter(map(bool, moves_text), dtype=bool, count=n))
+    if len(given):
+        if (outcome[given] != _OUTCOME_CODE["won"]).any():
+            return None
+        try:
+            moves[given] = [int(moves_text[k]) for k in given.tolist()]
+        except (ValueError, OverflowError):
+            return None
+        if (moves[given] < 0).any():
+            return None
+    return {"ids": ids, "deal": deals, "outcome": outcome, "moves": moves, "states": states,
+            "ms": ms, "reason": (combo % _REASON_BASE).astype(np.int8) if with_reason else None}
+
+
+def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_before: int):
+    """The blocks of the rest of a results CSV, read with the csv module and checked row by row;
+    ``lines_before``: the lines of the file before ``text`` (for the line numbers)."""
+    reader = csv.reader(text)
+    header = layout.header
+    winnable_at, moves_at, reason_at = layout.winnable_at, layout.moves_at, layout.reason_at
+    rows = []
+    while True:
+        try:
+            row = next(reader, None)
+        except UnicodeDecodeError:
+            raise ValueError(f"{path} line {lines_before + reader.line_num + 1} is not UTF-8 "
+                             f"text") from None
+        except csv.Error as e:
+            raise ValueError(f"{path} line {lines_before + reader.line_num}: "
+                             f"{clip(e, quote=False)}") from None
+        if row is None:
+            break
+        try:
+            if len(row) != len(header):
+                raise _BadRow(f"{len(row)} fields, the header has {len(header)}")
+            fields = [row[k] for k in layout.order]
+            if fields[winnable_at] not in _CSV_WINNABLE:
+                raise _BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
+                              f"empty")
+            fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
+            fields[moves_at] = fields[moves_at] or None
+            if reason_at is not None:
+                fields[reason_at] = fields[reason_at] or None
+            rows.append(_check_row(layout.id_column, *fields))
+        except _BadRow as e:
+            raise ValueError(f"{path} line {lines_before + reader.line_num}: {e}") from None
+        if len(rows) == block:
+            yield _block(rows)
+            rows = []
+    if rows:
+        yield _block(rows)
 
 
 def _parquet_blocks(pf, id_column, block, path, arrow_error):

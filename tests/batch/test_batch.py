@@ -228,6 +228,61 @@ def test_read_results_rejects_other_files(tmp_path):
         read_results(str(tmp_path / "missing.csv"))
 
 
+def _optimal_results(tmp_path):
+    """A results file with every kind of row: won with moves, lost, unknown (states limit)."""
+    out = tmp_path / "r.csv"
+    run_batch(plan_batch(SeedSource(0, 40), str(out), optimal=True, max_states=3000), jobs=1,
+              progress=False)
+    lines = out.read_text().splitlines(keepends=True)
+    assert {"won", "lost", "unknown"} <= {line.rstrip().split(",")[6] for line in lines[1:]}
+    return out, lines
+
+
+def test_a_bad_row_in_a_later_block_is_named_by_its_line(tmp_path):
+    """The quick (numpy) check of a block finds the bad row; the error names its exact line."""
+    out, good = _optimal_results(tmp_path)
+
+    def spoil(at: int, column: int, value: str) -> None:
+        lines = list(good)
+        fields = lines[at].split(",")
+        fields[column] = value
+        lines[at] = ",".join(fields)
+        out.write_text("".join(lines))
+
+    spoil(37, 4, "x")
+    _, blocks = read_results(str(out), block=16)
+    with pytest.raises(ValueError, match="r.csv line 38: states 'x' is not an integer"):
+        list(blocks)
+    at = next(k for k in range(20, 40) if good[k].split(",")[6] != "won")
+    spoil(at, 3, "7")
+    _, blocks = read_results(str(out), block=16)
+    with pytest.raises(ValueError, match=f"r.csv line {at + 1}: moves 7 given for a deal not won"):
+        list(blocks)
+
+
+@pytest.mark.parametrize("block", [7, 65536])
+def test_quoted_crlf_and_unterminated_files_read_like_the_plain_one(tmp_path, block):
+    """A file the csv module must read (quotes, CRLF: the row-by-row path from the first such
+    block on), one without its last newline, and the plain file all give the same blocks."""
+    out, lines = _optimal_results(tmp_path)
+    quoted = tmp_path / "q.csv"
+    with open(quoted, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\r\n")
+        w.writerows(csv.reader(lines[:20]))
+        w = csv.writer(f, quoting=csv.QUOTE_ALL)
+        w.writerows(csv.reader(lines[20:]))
+    cut = tmp_path / "cut.csv"
+    cut.write_text("".join(lines).rstrip("\n"))
+
+    def blocks(path):
+        _, bs = read_results(str(path), block=block)
+        return [{k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in b.items()} for b in bs]
+
+    plain = blocks(out)
+    assert sum(len(b["ids"]) for b in plain) == 40
+    assert blocks(quoted) == plain and blocks(cut) == plain
+
+
 def test_resume_without_an_interrupted_run_starts_a_new_one(tmp_path):
     out = tmp_path / "out.csv"
     d = run_batch(plan_batch(SeedSource(0, 50), str(out)), jobs=1, resume=True, progress=False)
