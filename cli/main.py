@@ -23,12 +23,15 @@ import errno
 import importlib
 import os
 import sys
+from functools import partial
 
 import click
 
 from cli import pyramid
 from cli.common import SEED
 from solver.core.extras import DISTRIBUTION
+from solver.games import ALIASES, GAMES
+from solver.games.base import ANALYSE, SHOW, SIMULATE
 
 EXIT_USAGE = 2
 """Bad input: a usage error or a value the command refuses."""
@@ -45,15 +48,17 @@ DEBUG_ENV = "PYRAMID_DEBUG"
 MAX_MESSAGE_CHARS = 160
 """An unexpected exception's message is cut to this many characters in its one-line report."""
 
-GAME_MODULES = {"old-maid": "cli.oldmaid_cmds", "black-maria": "cli.hearts_cmds",
-                "hearts": "cli.hearts_cmds", "one-card": "cli.onecard_cmds",
-                "duizenden": "cli.duizenden_cmds"}
-"""Which module registers each game's subcommands (imported only when that game is asked for).
-The keys are the games' canonical names, as they appear in help, JSON and the docs."""
-GAME_ALIASES = {"oldmaid": "old-maid", "onecard": "one-card", "blackmaria": "black-maria"}
-"""Older or unhyphenated spellings still accepted (hidden from help and completion)."""
-ANALYSE_MODULES = {"old-maid": "cli.oldmaid_cmds"}
-"""The games with an ``analyse`` command."""
+def load_game_command(command: str, name: str) -> click.Command:
+    """``command NAME`` of a game, built by ``cli.games`` from the registry on first use."""
+    from cli.games import game_command
+
+    return game_command(command, name)
+
+
+def game_commands(command: str) -> dict:
+    """Each game that has ``command`` (``simulate``/``show``/``analyse``) -> its loader."""
+    return {name: partial(load_game_command, command) for name, game in GAMES.items()
+            if command in game.commands}
 
 
 def debug_enabled() -> bool:
@@ -100,9 +105,10 @@ def one_line(text: str) -> str:
 class PyramidGroup(click.Group):
     """A click group with the frame every command shares.
 
-    ``lazy`` maps command names to the modules that register them, imported on first use, so
-    that ``pyramid solve`` does not pay for loading every game engine. ``aliases`` maps other
-    spellings to command names: accepted, but not listed in help or completion. A bare group
+    ``lazy`` maps command names to the modules that register them, imported on first use, or to
+    functions that build them, so that ``pyramid solve`` does not pay for loading every game
+    engine. ``aliases`` maps other spellings to command names: accepted, but not listed in help
+    or completion. A bare group
     (``pyramid simulate``) prints its help and exits 0; an unknown name suggests the closest
     names and aliases; in a group of ``games``, an option given before the game name is told
     where it goes.
@@ -125,7 +131,11 @@ class PyramidGroup(click.Group):
     def get_command(self, ctx, name):
         name = self.canonical(name)
         if name not in self.commands and name in self.lazy:
-            importlib.import_module(self.lazy[name])
+            load = self.lazy[name]
+            if callable(load):  # a function that builds the command
+                self.add_command(load(name), name)
+            else:  # a module that registers it
+                importlib.import_module(load)
         return super().get_command(ctx, name)
 
     def resolve_command(self, ctx, args):
@@ -250,18 +260,18 @@ for command in pyramid.COMMANDS:
     cli.add_command(command)
 
 
-@cli.group(cls=PyramidGroup, lazy=GAME_MODULES, aliases=GAME_ALIASES, games=True)
+@cli.group(cls=PyramidGroup, lazy=game_commands(SIMULATE), aliases=ALIASES, games=True)
 def simulate() -> None:
     """Random-play simulation of a card game: many seeded games, statistics with 95% intervals."""
 
 
-@cli.group(cls=PyramidGroup, lazy=ANALYSE_MODULES, aliases=GAME_ALIASES, games=True)
+@cli.group(cls=PyramidGroup, lazy=game_commands(ANALYSE), aliases=ALIASES, games=True)
 def analyse() -> None:
     """Analyse one particular deal of a game by repeated random play."""
 
 
-@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=GAME_MODULES,
-           aliases=GAME_ALIASES, games=True)
+@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=game_commands(SHOW),
+           aliases=ALIASES, games=True)
 @click.option("--seed", type=SEED, help="Pyramid deal number to print.")
 @click.option("--deal", "deal_text", help="Pyramid deal text (52 cards) to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")

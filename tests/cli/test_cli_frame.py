@@ -17,8 +17,9 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from cli.main import (EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, GAME_ALIASES,
-                      GAME_MODULES, cli)
+from cli.main import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, cli
+from solver.games import ALIASES as GAME_ALIASES
+from solver.games import GAMES as GAME_MODULES
 from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
 
 STOP_SECONDS = 5

@@ -1,0 +1,130 @@
+"""Every registered game keeps the one shape (solver/games/base.py): unique names and aliases,
+options that build, the generic ``simulate``/``show`` (and ``analyse``) commands with the common
+JSON keys, and ``run_chunk`` + ``summarise`` giving what ``simulate`` gives."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from click.testing import CliRunner
+
+from cli.games import game_command
+from cli.main import cli
+from solver.core.runner import run_games
+from solver.games import ALIASES, GAMES, REGISTERED, build_registry, find_game
+from solver.games.base import ANALYSE, COMMANDS, SHOW, SIMULATE, Option, Trace, declare
+
+NAMES = sorted(GAMES)
+SEED = 7
+RUN_GAMES = 3
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def defaults(game, command: str) -> dict:
+    """The values the CLI passes when no option is given."""
+    return {o.name: () if o.multiple and o.default is None else o.default
+            for o in game.options_for(command)}
+
+
+def test_names_and_aliases_are_unique_and_found():
+    words = [w for g in REGISTERED for w in (g.name, *g.aliases)]
+    assert len(words) == len(set(words))
+    for game in REGISTERED:
+        assert find_game(game.name) is game
+        for alias in game.aliases:
+            assert find_game(alias.upper()) is game and ALIASES[alias] == game.name
+
+
+def test_an_unknown_game_names_the_choices():
+    with pytest.raises(ValueError, match="unknown game 'chess' .choose from old-maid, "):
+        find_game("chess")
+
+
+def test_a_name_declared_twice_is_refused():
+    game = GAMES["hearts"]
+    with pytest.raises(ValueError, match="'hearts' is declared twice"):
+        build_registry((game, game))
+
+
+def test_declare_names_a_missing_function():
+    with pytest.raises(ValueError, match="lacks trace"):
+        declare(SimpleNamespace(__name__="half", **{n: print for n in (
+            "rules_from_options", "run_chunk", "chunk_params", "summarise", "simulate",
+            "render_summary")}), name="half", title="Half", options=())
+
+
+def test_a_bad_option_declaration_is_refused():
+    with pytest.raises(ValueError, match="kind must be one of"):
+        Option("x", ("--x",), "float")
+    with pytest.raises(ValueError, match="a choice needs choices"):
+        Option("x", ("--x",), "choice")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_command_builds_from_the_declared_options(name):
+    game = GAMES[name]
+    assert set(game.help) == set(game.commands) and game.title
+    for command in game.commands:
+        cmd = game_command(command, name)
+        assert cmd.name == name
+        flags = {f for p in cmd.params for f in p.opts + p.secondary_opts}
+        for option in game.options_for(command):
+            assert set(option.flags[0].split("/")) <= flags
+        assert "--json" in flags and ("--jobs" in flags) == (command != SHOW)
+    missing = set(COMMANDS) - set(game.commands)
+    for command in missing:
+        with pytest.raises(ValueError, match=f"has no {command}"):
+            game_command(command, name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_simulate_json_through_the_generic_command(name):
+    r = invoke("simulate", name, "--games", RUN_GAMES, "--seed", SEED, "--json", "-q", "-j", 1)
+    assert r.exit_code == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["game"] == name and d["seed"] == SEED and isinstance(d["rules"], dict)
+    assert d["games"] == RUN_GAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_show_json_and_text_come_from_one_trace(name):
+    game = GAMES[name]
+    r = invoke("show", name, "--seed", SEED, "--json")
+    assert r.exit_code == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["game"] == name and d["seed"] == SEED and isinstance(d["rules"], dict)
+    values = defaults(game, SHOW)
+    rule, own, _ = game.split_values(SHOW, values)
+    own["seed"] = SEED
+    trace = game.trace(game.rules_from_options(**rule), **own)
+    assert isinstance(trace, Trace) and trace.events and trace.rules == d["rules"]
+    assert trace.record == d
+    text = invoke("show", name, "--seed", SEED).stdout
+    assert text.splitlines()[:len(trace.head)] == list(trace.head)
+    assert all(line in text for line in trace.events + trace.tail)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_run_chunk_and_summarise_give_what_simulate_gives(name):
+    game = GAMES[name]
+    rule, own, _ = game.split_values(SIMULATE, defaults(game, SIMULATE))
+    rules = game.rules_from_options(**rule)
+    own.update(seed=SEED, games=RUN_GAMES)
+    expected = game.simulate(rules, jobs=1, progress=False, **own)
+    extra = {k: v for k, v in own.items() if k not in ("seed", "games")}
+    records = run_games(game.run_chunk, SEED, RUN_GAMES, game.chunk_params(rules, **extra),
+                        jobs=1, progress=False)
+    assert game.summarise(records, rules, SEED, **extra) == expected
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if ANALYSE in GAMES[n].commands])
+def test_analyse_json_through_the_generic_command(name):
+    r = invoke("analyse", name, "--trials", 5, "--seed", SEED, "--json", "-q", "-j", 1)
+    assert r.exit_code == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["game"] == name and d["seed"] == SEED and isinstance(d["rules"], dict)
