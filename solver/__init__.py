@@ -1,5 +1,28 @@
 """pyramid: exact Pyramid Solitaire solving and fast random-play engines for four more card games.
 
+The public Python API is this package's top level (``__all__``); each name is imported from its
+module on first use, so ``import solver`` loads neither numpy nor numba::
+
+    >>> import solver
+    >>> deal = solver.deal_from_seed(1)               # or solver.parse_deal("7d 9c 4d ...")
+    >>> result = solver.solve(deal)                   # minimum moves; solve(deal, minimal=False)
+    >>> result.outcome.name, result.moves
+    ('WON', 55)
+    >>> solver.replay(deal, solver.Rules(), result.solution).won
+    True
+    >>> solver.describe_steps(deal, solver.Rules(), result.solution)[0]
+    ' 1. Kc       remove Kc (pyramid row 7, card 1)'
+    >>> solver.score(range(20), "msc").won           # many deals, in this process
+    13
+
+Pyramid: ``Rules``/``find_rules`` (the rules; presets ``standard``, ``msc``), ``deal_from_seed``,
+``deals_from_seeds``, ``parse_deal``, ``format_deal``, ``draw_deal`` (deals), ``solve`` (either
+search), ``solve_winnable`` (any winning line), ``solve_optimal`` (minimum moves), ``Outcome``,
+``SolveResult``, ``parse_solution``/``format_solution``/``replay``/``Position`` (check a line of
+play), ``explain_steps``/``describe_steps`` (a line of play, readable). Batch: ``score`` (many
+deals in memory), ``plan_batch``/``run_batch``/``SeedSource``/``LineSource``/``summarise_file``
+(files of results, on every core or a Dask cluster).
+
 Importing the package points numba's on-disk cache at a directory named after a hash of every
 source file in ``solver/`` and its packages. numba notices when a kernel's own file changes, but not when a kernel
 it calls in another module does; keying the whole cache on all the sources means a stale compiled
@@ -9,9 +32,54 @@ kernel can never be loaded. Set ``NUMBA_CACHE_DIR`` to choose the place yourself
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import sys
 from pathlib import Path
+
+PUBLIC = {
+    "Rules": "solver.pyramid.rules",
+    "find_rules": "solver.pyramid.rules",
+    "deal_from_seed": "solver.pyramid.deals",
+    "deals_from_seeds": "solver.pyramid.deals",
+    "parse_deal": "solver.pyramid.deals",
+    "format_deal": "solver.pyramid.deals",
+    "draw_deal": "solver.pyramid.deals",
+    "solve": "solver.api",
+    "score": "solver.api",
+    "Scores": "solver.api",
+    "solve_winnable": "solver.pyramid.winnable",
+    "solve_optimal": "solver.pyramid.optimal.api",
+    "Outcome": "solver.pyramid.winnable",
+    "SolveResult": "solver.pyramid.winnable",
+    "parse_solution": "solver.pyramid.replay",
+    "format_solution": "solver.pyramid.replay",
+    "replay": "solver.pyramid.replay",
+    "Position": "solver.pyramid.replay",
+    "explain_steps": "solver.pyramid.explain",
+    "describe_steps": "solver.pyramid.explain",
+    "plan_batch": "solver.batch.plan",
+    "run_batch": "solver.batch.run",
+    "summarise_file": "solver.batch.run",
+    "SeedSource": "solver.batch.sources",
+    "LineSource": "solver.batch.sources",
+}
+"""Each public name -> the module that defines it (imported when the name is first used)."""
+__all__ = sorted(PUBLIC)
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use (PEP 562)."""
+    module = PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(PUBLIC))
 
 
 def _configure_numba_cache() -> None:

@@ -1,0 +1,112 @@
+"""Conveniences of the public Python API (``solver``'s top level): one call per question.
+
+Each function takes a deal in any of its forms (a deal number, deal text, 52 card ids) and rules
+as a ``Rules`` or a preset name, checks them, and calls the module that does the work. The
+engines are imported inside the functions, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from solver.pyramid.rules import Rules, find_rules
+
+
+def as_rules(rules: Rules | str | None) -> Rules:
+    """``rules`` as a ``Rules``: a ``Rules`` as it is, a preset name (``"standard"``, ``"msc"``)
+    looked up, None the standard rules. Anything else is a ``ValueError``.
+
+    >>> as_rules("msc").recycles
+    2
+    """
+    if rules is None:
+        return Rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str):
+        return find_rules(rules)
+    raise ValueError(f"rules must be a Rules or a preset name, not {type(rules).__name__}")
+
+
+def as_deal(deal):
+    """``deal`` as 52 card ids (an int64 array): a deal number (``int``) is dealt with
+    ``deal_from_seed``, a string is parsed with ``parse_deal``, anything else is checked with
+    ``check_deal``. Raises ``ValueError`` for a bad deal.
+
+    >>> from solver.pyramid.deals import format_deal
+    >>> format_deal(as_deal(1)).split()[:3]
+    ['7d', '9c', '4d']
+    """
+    from solver.pyramid.deals import check_deal, deal_from_seed, parse_deal
+
+    if isinstance(deal, bool):
+        raise ValueError("a deal is a deal number, deal text or 52 card ids, not a bool")
+    if isinstance(deal, int):
+        return deal_from_seed(deal)
+    if isinstance(deal, str):
+        return parse_deal(deal)
+    return check_deal(deal)
+
+
+def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,
+          max_states: int | None = None, timeout: float | None = None):
+    """Settle ``deal`` (a deal number, deal text or 52 card ids) under ``rules``: a
+    ``SolveResult`` with the outcome (``Outcome.WON``/``LOST``/``UNKNOWN``), a solution on a win,
+    and the counters.
+
+    ``minimal`` (the default) asks for a minimum-move solution (``solve_optimal``); False for any
+    winning line, found by the much faster winnability search (``solve_winnable``; ``timeout``
+    then does not apply). ``max_states`` and ``timeout`` end the search with ``UNKNOWN``.
+
+    >>> result = solve(1)
+    >>> result.outcome.name, result.moves, result.optimal
+    ('WON', 55, True)
+    """
+    deal, rules = as_deal(deal), as_rules(rules)
+    limits = {} if max_states is None else {"max_states": max_states}
+    if minimal:
+        from solver.pyramid.optimal.api import solve_optimal
+
+        return solve_optimal(deal, rules, timeout=timeout, **limits)
+    if timeout is not None:
+        raise ValueError("timeout limits the minimum-move search; with minimal=False use "
+                         "max_states")
+    from solver.pyramid.winnable import solve_winnable
+
+    return solve_winnable(deal, rules, **limits)
+
+
+class Scores(NamedTuple):
+    """The winnability of many deals: ``outcomes`` (``Outcome`` values, int8) and ``states``
+    (positions expanded, int64), one entry per deal."""
+
+    outcomes: object
+    states: object
+
+    @property
+    def won(self) -> int:
+        """How many deals are winnable."""
+        from solver.pyramid.winnable import Outcome
+
+        return int((self.outcomes == Outcome.WON).sum())
+
+
+def score(deals, rules: Rules | str | None = None, max_states: int | None = None) -> Scores:
+    """The winnability of many deals in this process: ``deals`` is an iterable of deal numbers
+    (``range(1000)``) or an ``(n, 52)`` array of card ids. For files of millions of deals, on
+    every core or a cluster, with resumable output, use ``plan_batch`` and ``run_batch``.
+
+    >>> score(range(20)).won
+    16
+    """
+    import numpy as np
+
+    from solver.pyramid.deals import deals_from_seeds
+    from solver.pyramid.winnable import winnable_many
+
+    rules = as_rules(rules)
+    if not isinstance(deals, np.ndarray):
+        deals = deals_from_seeds(np.fromiter(deals, dtype=np.int64))
+    limits = {} if max_states is None else {"max_states": max_states}
+    outcomes, states = winnable_many(deals, rules, **limits)
+    return Scores(outcomes, states)

@@ -1,0 +1,145 @@
+"""The import direction of the README's "Layout" section, checked on the sources with ``ast``.
+
+Every ``import`` and ``from ... import`` in ``solver/`` and ``cli/`` is read (also those inside
+functions, which load lazily but still depend), resolved to a module name, and checked against the
+rules below. A rule names a package and the packages it must not import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FORBIDDEN = {
+    "solver.core": ("solver.pyramid", "solver.batch", "solver.games", "solver.api", "cli"),
+    "solver.pyramid": ("solver.batch", "solver.games", "solver.api", "cli"),
+    "solver.games": ("solver.pyramid", "solver.batch", "solver.api", "cli"),
+    "solver.batch": ("solver.games", "solver.api", "cli"),
+    "solver": ("cli", "tests", "benchmarks"),
+    "cli": ("tests", "benchmarks"),
+}
+"""Package -> the packages none of its modules may import (a module obeys every rule of every
+package it is in: ``solver.core.cards`` those of ``solver.core`` and of ``solver``)."""
+
+
+def module_name(path: Path) -> str:
+    """``solver/core/cards.py`` -> ``solver.core.cards``; a package's ``__init__`` -> the package."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """``(line, module)`` of every import in the file at ``path`` (relative imports resolved;
+    ``from package import name`` counts as ``package.name`` too, since ``name`` may be a
+    module)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def violations() -> list[str]:
+    """``path:line: module imports other`` for every import against ``FORBIDDEN``."""
+    out = []
+    for top in ("solver", "cli"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            me = module_name(path)
+            rules = [bad for package, bad in FORBIDDEN.items() if within(me, package)]
+            for line, target in imported_modules(path):
+                if any(within(target, b) for bad in rules for b in bad):
+                    out.append(f"{path.relative_to(ROOT)}:{line}: {me} imports {target}")
+    return sorted(set(out))
+
+
+def test_the_import_direction_of_the_layout_holds():
+    assert violations() == []
+
+
+PRIVATE_CHECKED = ("solver", "cli", "benchmarks")
+"""The folders whose modules may not import another package's private (``_name``) names; tests
+may use the private names of the module they test."""
+
+
+def private_imports() -> list[str]:
+    """``path:line: module imports package.module._name`` for every private name imported from a
+    module of another package (a module's package: ``solver.games.duizenden`` for
+    ``solver/games/duizenden/play.py``)."""
+    out = []
+    for top in PRIVATE_CHECKED:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            me = module_name(path)
+            package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                    continue
+                source_package = node.module.rpartition(".")[0]
+                if source_package == package or node.module == package:
+                    continue
+                for alias in node.names:
+                    if alias.name.startswith("_"):
+                        out.append(f"{path.relative_to(ROOT)}:{node.lineno}: {me} imports "
+                                   f"{node.module}.{alias.name}")
+    return out
+
+
+PENDING = {
+    "solver.batch.work imports solver.pyramid.winnable._decide",
+    "benchmarks.bench_batch imports solver.batch.work._decide_timed",
+    "benchmarks.bench_batch imports solver.pyramid.winnable._decide",
+    "benchmarks.bench_batch imports solver.pyramid.winnable._decide_batch",
+    "benchmarks.bench_duizenden imports solver.games.duizenden.melds._hand_melds",
+    "benchmarks.bench_duizenden imports solver.games.duizenden.play._deal",
+    "benchmarks.bench_duizenden imports solver.games.duizenden.play._play_round",
+    "benchmarks.bench_hearts imports solver.games.hearts.kernels._new_trace",
+    "benchmarks.bench_hearts imports solver.games.hearts.kernels._play_deal",
+    "benchmarks.bench_onecard imports solver.games.onecard.sim._new_round_buffers",
+    "benchmarks.bench_onecard imports solver.games.onecard.sim._play_round",
+}
+"""Private imports found when this check was written (issue 13), left to the owners of those
+files: each goes when its kernel gets a public name. No new one may be added."""
+
+
+def test_no_private_name_is_imported_from_another_package():
+    found = {line.split(": ", 1)[1] for line in private_imports()}
+    assert sorted(found - PENDING) == []
+
+
+@pytest.mark.parametrize("source, module, bad", [
+    ("from solver.pyramid.deals import deal_from_seed\n", "solver/core/x.py", True),
+    ("from solver.core.cards import format_card\n", "solver/core/x.py", False),
+    ("import cli.main\n", "solver/games/oldmaid/x.py", True),
+    ("from ...pyramid import rules\n", "solver/games/oldmaid/x.py", True),
+    ("from .. import base\n", "solver/games/oldmaid/x.py", False),
+    ("def f():\n    from solver.batch import run\n", "solver/pyramid/x.py", True),
+    ("from solver import batch\n", "solver/games/x.py", True),
+    ("from solver.pyramid.rules import Rules\n", "solver/batch/x.py", False),
+], ids=["core-pyramid", "core-core", "games-cli", "relative-up", "relative-sibling", "lazy",
+        "from-package", "batch-pyramid"])
+def test_the_checker_sees_each_kind_of_import(tmp_path, monkeypatch, source, module, bad):
+    """The checker itself: absolute, relative, lazy (inside a function) and ``from package
+    import module`` imports are all seen, and allowed ones pass."""
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    path = tmp_path / module
+    path.parent.mkdir(parents=True)
+    path.write_text(source)
+    assert bool(violations()) == bad
