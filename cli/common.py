@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
-
 import math
 
 import click
@@ -20,6 +18,7 @@ MAX_SEED = (1 << 63) - 1
 """Largest deal number or game seed (seeds are int64; equal to ``solver.core.rng.MAX_SEED``, which
 cannot be imported here without loading numba)."""
 MAX_INT64 = (1 << 63) - 1
+"""Largest value of an int64 counter option (``--max-states``)."""
 
 
 class InputError(click.ClickException):
@@ -98,40 +97,26 @@ class Choice(click.Choice):
 
 
 SEED = BoundedInt(0, MAX_SEED)
-
-
-def seed_option(required: bool = False, default=None, help: str = "Seed (0 .. 2**63-1)."):
-    return click.option("--seed", type=SEED, required=required, default=default, help=help)
+"""The type of every ``--seed`` option: 0 .. 2**63-1."""
 
 
 def json_option(f):
+    """``--json``: the result as one JSON document on stdout."""
     return click.option("--json", "as_json", is_flag=True,
                         help="Print machine-readable JSON on stdout.")(f)
 
 
 def jobs_option(f):
+    """``--jobs/-j N``: worker processes (0 = every core)."""
     return click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, show_default=True,
                         help="Worker processes (0 = all cores).")(f)
 
 
 def quiet_option(f):
+    """``--quiet/-q``: no progress bar on stderr."""
     return click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")(f)
-
-
-def games_option(default: int = 100_000):
-    return click.option("--games", "-n", type=click.IntRange(min=1), default=default,
-                        show_default=True, help="Number of games to simulate.")
-
-
-def players_option(lo: int, hi: int, default: int):
-    return click.option("--players", "-p", type=click.IntRange(lo, hi), default=default,
-                        show_default=True, help=f"Number of players ({lo}..{hi}).")
 
 
 def echo_json(obj) -> None:
     """One JSON document on stdout."""
     click.echo(json.dumps(obj, separators=(",", ":")))
-
-
-def stderr_is_tty() -> bool:
-    return sys.stderr.isatty()

@@ -33,7 +33,9 @@ from cli.common import (
 from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
 from solver.core.text import quoted
 
-EXIT_WON, EXIT_LOST, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+EXIT_WON, EXIT_LOST, EXIT_UNKNOWN = 0, 1, 3
+"""Exit codes of solve, hint and check: winnable (or a winning line), not, undecided (a limit
+was reached). Bad input exits 2 (``cli.common.InputError``)."""
 
 COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, up to "
                   "a minute; later runs load them from the cache)...")
@@ -115,6 +117,7 @@ def search_limit_options(f):
 
 
 def after_option(f):
+    """``--after MOVES``: work from the position the moves reach."""
     return click.option("--after", default=None, metavar="MOVES",
                         help='Moves already played, e.g. "draw draw 6h+7c": work from the '
                              'position they reach (checked by the replay checker).')(f)

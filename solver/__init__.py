@@ -21,7 +21,9 @@ search), ``solve_winnable`` (any winning line), ``solve_optimal`` (minimum moves
 ``SolveResult``, ``parse_solution``/``format_solution``/``replay``/``Position`` (check a line of
 play), ``explain_steps``/``describe_steps`` (a line of play, readable). Batch: ``score`` (many
 deals in memory), ``plan_batch``/``run_batch``/``SeedSource``/``LineSource``/``summarise_file``
-(files of results, on every core or a Dask cluster).
+(files of results, on every core or a Dask cluster). Other games: ``simulate`` (a seeded
+random-play run of any game, by name), ``find_game`` (a game's declaration: its options, rules
+and functions).
 
 Importing the package points numba's on-disk cache at a directory named after a hash of every
 source file in ``solver/`` and its packages. numba notices when a kernel's own file changes, but not when a kernel
@@ -63,6 +65,8 @@ PUBLIC = {
     "summarise_file": "solver.batch.run",
     "SeedSource": "solver.batch.sources",
     "LineSource": "solver.batch.sources",
+    "simulate": "solver.api",
+    "find_game": "solver.games",
 }
 """Each public name -> the module that defines it (imported when the name is first used)."""
 __all__ = sorted(PUBLIC)

@@ -1,8 +1,9 @@
 """Conveniences of the public Python API (``solver``'s top level): one call per question.
 
-Each function takes a deal in any of its forms (a deal number, deal text, 52 card ids) and rules
-as a ``Rules`` or a preset name, checks them, and calls the module that does the work. The
-engines are imported inside the functions, so importing this module stays cheap.
+The Pyramid functions take a deal in any of its forms (a deal number, deal text, 52 card ids) and
+rules as a ``Rules`` or a preset name; ``simulate`` takes a game's name and its options by name.
+Each checks its input and calls the module that does the work. The engines are imported inside
+the functions, so importing this module stays cheap.
 """
 
 from __future__ import annotations
@@ -110,3 +111,32 @@ def score(deals, rules: Rules | str | None = None, max_states: int | None = None
     limits = {} if max_states is None else {"max_states": max_states}
     outcomes, states = winnable_many(deals, rules, **limits)
     return Scores(outcomes, states)
+
+
+def simulate(game: str, *, jobs: int | None = 1, progress: bool = False, **options) -> dict:
+    """Random-play ``game`` (``"old-maid"``, ``"black-maria"``, ``"hearts"``, ``"one-card"``,
+    ``"duizenden"`` or an alias) with the options of ``pyramid simulate GAME``, given by their
+    Python names (``seed``, ``games``, ``players``, ``variants``, ...; the rest take their
+    defaults): the summary, a JSON-ready dict, the same as ``pyramid simulate GAME --json``
+    prints. Game ``i`` of a run takes its randomness from stream ``i`` of ``seed``, so the
+    result does not depend on ``jobs`` (worker processes, None = every core).
+
+    >>> summary = simulate("old-maid", seed=1, games=1000, players=3)
+    >>> summary["game"], summary["games"]
+    ('old-maid', 1000)
+    """
+    from solver.games import find_game
+    from solver.games.base import SIMULATE
+
+    found = find_game(game)
+    declared = {o.name: o for o in found.options_for(SIMULATE)}
+    unknown = sorted(set(options) - set(declared))
+    if unknown:
+        raise ValueError(f"{found.name} has no option {', '.join(unknown)} (it takes "
+                         f"{', '.join(declared)})")
+    values = {name: (() if o.multiple and o.default is None else o.default)
+              for name, o in declared.items()}
+    values.update(options)
+    rule_values, run_values, _ = found.split_values(SIMULATE, values)
+    rules = found.rules_from_options(**rule_values)
+    return found.simulate(rules, jobs=jobs, progress=progress, **run_values)

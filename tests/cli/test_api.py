@@ -5,6 +5,7 @@ every name of ``solver.__all__`` resolves, the examples in the API's docstrings 
 from __future__ import annotations
 
 import doctest
+import json
 import importlib
 import re
 import subprocess
@@ -115,3 +116,25 @@ def test_the_distribution_is_named_in_the_hints_and_the_version():
     assert 'pyramid = "cli.main:main"' in pyproject
     result = CliRunner().invoke(cli, ["--version"], prog_name="pyramid")
     assert result.exit_code == 0 and re.fullmatch(r"pyramid, version \S+\n", result.output)
+
+
+def test_simulate_gives_what_the_command_prints_as_json():
+    """``solver.simulate(GAME, **options)`` is ``pyramid simulate GAME --json`` with the
+    options by their Python names; the ones not given take the command's defaults."""
+    from cli.main import cli
+
+    result = CliRunner().invoke(cli, ["simulate", "one-card", "--games", "40", "--seed", "5",
+                                      "--players", "3", "--quiet", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == json.loads(json.dumps(
+        solver.simulate("onecard", games=40, seed=5, players=3)))
+
+
+@pytest.mark.parametrize("game, options, error", [
+    ("old-maid", {"bogus": 1}, "old-maid has no option bogus"),
+    ("chess", {}, "unknown game 'chess'"),
+    ("old-maid", {"variants": ("nope",)}, "--variant"),
+])
+def test_simulate_refuses_bad_input_with_a_value_error(game, options, error):
+    with pytest.raises(ValueError, match=error):
+        solver.simulate(game, games=10, **options)
