@@ -24,14 +24,13 @@ import importlib
 import os
 import sys
 from functools import partial
+from typing import Callable
 
 import click
 
 from cli import pyramid
 from cli.common import SEED
 from solver.core.extras import DISTRIBUTION
-from solver.games import ALIASES, GAMES
-from solver.games.base import ANALYSE, SHOW, SIMULATE
 
 EXIT_USAGE = 2
 """Bad input: a usage error or a value the command refuses."""
@@ -56,9 +55,19 @@ def load_game_command(command: str, name: str) -> click.Command:
 
 
 def game_commands(command: str) -> dict:
-    """Each game that has ``command`` (``simulate``/``show``/``analyse``) -> its loader."""
+    """Each game that has ``command`` (``simulate``/``show``/``analyse``) -> its loader. Reads
+    the registry, so it is called only when a game group is used, not for ``pyramid --help``."""
+    from solver.games import GAMES
+
     return {name: partial(load_game_command, command) for name, game in GAMES.items()
             if command in game.commands}
+
+
+def game_aliases() -> dict[str, str]:
+    """The games' other accepted spellings (alias -> canonical name), from the registry."""
+    from solver.games import ALIASES
+
+    return ALIASES
 
 
 def debug_enabled() -> bool:
@@ -108,18 +117,34 @@ class PyramidGroup(click.Group):
     ``lazy`` maps command names to the modules that register them, imported on first use, or to
     functions that build them, so that ``pyramid solve`` does not pay for loading every game
     engine. ``aliases`` maps other spellings to command names: accepted, but not listed in help
-    or completion. A bare group
-    (``pyramid simulate``) prints its help and exits 0; an unknown name suggests the closest
-    names and aliases; in a group of ``games``, an option given before the game name is told
-    where it goes.
+    or completion. Either map may be given as a function that returns it, called when the group
+    first needs it (the games' maps come from their registry, which ``pyramid --help`` does not
+    load). A bare group (``pyramid simulate``) prints its help and exits 0; an unknown name
+    suggests the closest names and aliases; in a group of ``games``, an option given before the
+    game name is told where it goes.
     """
 
-    def __init__(self, *args, lazy: dict[str, str] | None = None,
-                 aliases: dict[str, str] | None = None, games: bool = False, **kwargs) -> None:
+    def __init__(self, *args, lazy: dict | Callable[[], dict] | None = None,
+                 aliases: dict[str, str] | Callable[[], dict] | None = None, games: bool = False,
+                 **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.lazy = dict(lazy or {})
-        self.aliases = dict(aliases or {})
+        self.maps = {"lazy": lazy, "aliases": aliases}
         self.games = games
+
+    def given_map(self, which: str) -> dict:
+        """The ``lazy`` or ``aliases`` map as given, asked for once if given as a function."""
+        given = self.maps[which]
+        if callable(given):
+            given = self.maps[which] = given()
+        return dict(given or {})
+
+    @property
+    def lazy(self) -> dict:
+        return self.given_map("lazy")
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        return self.given_map("aliases")
 
     def list_commands(self, ctx) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
@@ -260,18 +285,20 @@ for command in pyramid.COMMANDS:
     cli.add_command(command)
 
 
-@cli.group(cls=PyramidGroup, lazy=game_commands(SIMULATE), aliases=ALIASES, games=True)
+@cli.group(cls=PyramidGroup, lazy=partial(game_commands, "simulate"), aliases=game_aliases,
+           games=True)
 def simulate() -> None:
     """Random-play simulation of a card game: many seeded games, statistics with 95% intervals."""
 
 
-@cli.group(cls=PyramidGroup, lazy=game_commands(ANALYSE), aliases=ALIASES, games=True)
+@cli.group(cls=PyramidGroup, lazy=partial(game_commands, "analyse"), aliases=game_aliases,
+           games=True)
 def analyse() -> None:
     """Analyse one particular deal of a game by repeated random play."""
 
 
-@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=game_commands(SHOW),
-           aliases=ALIASES, games=True)
+@cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=partial(game_commands, "show"),
+           aliases=game_aliases, games=True)
 @click.option("--seed", type=SEED, help="Pyramid deal number to print.")
 @click.option("--deal", "deal_text", help="Pyramid deal text (52 cards) to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")

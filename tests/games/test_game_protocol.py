@@ -5,6 +5,8 @@ JSON keys, and ``run_chunk`` + ``summarise`` giving what ``simulate`` gives."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -29,6 +31,24 @@ def defaults(game, command: str) -> dict:
     """The values the CLI passes when no option is given."""
     return {o.name: () if o.multiple and o.default is None else o.default
             for o in game.options_for(command)}
+
+
+def test_the_top_level_help_loads_neither_the_registry_nor_numpy():
+    """``pyramid --help`` stays at about 0.1 s: the game groups read the registry when used."""
+    code = "import sys, cli.main; print(sorted(m for m in ('solver.games', 'numpy') " \
+           "if m in sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_registry_imports_no_numba():
+    code = "import sys, solver.games; print('numba' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
 
 
 def test_names_and_aliases_are_unique_and_found():
