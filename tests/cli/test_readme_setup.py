@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+QUICK_TEST_FILE = "tests/core/test_cards.py"
+"""The one quick test file the fresh-environment check runs (its install half is what matters)."""
 
 
 def quick_start_commands() -> list[str]:
@@ -30,6 +32,7 @@ def test_quick_start_names_an_install_and_run_and_a_test_command():
     assert "pip install" in test_cmd and "pytest" in test_cmd
     ci = (ROOT / ".ci" / "run").read_text()
     assert test_cmd in ci and "venv" in ci
+    assert (ROOT / QUICK_TEST_FILE).is_file()
 
 
 @pytest.mark.slow
@@ -53,9 +56,14 @@ def test_quick_start_in_a_fresh_venv(tmp_path):
                        text=True, timeout=1800)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Winnable" in r.stdout
+    # Installed under its own distribution name, not the web framework's.
+    shown = subprocess.run([str(bindir / "python"), "-m", "pip", "list", "--format", "freeze"],
+                           env=env, capture_output=True, text=True, check=True).stdout
+    names = {line.split("==")[0].lower() for line in shown.split()}
+    assert "pyramid-solitaire" in names and "pyramid" not in names
     # The test command, limited to one quick file so the check stays affordable: the install
     # half is what can go missing.
-    r = subprocess.run(["bash", "-c", test_cmd.replace("pytest -q", "pytest -q tests/test_cards.py")],
+    r = subprocess.run(["bash", "-c", test_cmd.replace("pytest -q", f"pytest -q {QUICK_TEST_FILE}")],
                        cwd=clone, env=env, capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert " passed" in r.stdout
