@@ -28,6 +28,17 @@ def click_type(o: Option):
     return None
 
 
+def complete_from(words: tuple[str, ...]):
+    """Shell completion offering ``words`` that start with what was typed (any case); after a
+    comma, the words for the next name of a comma-separated list."""
+    def complete(ctx, param, incomplete: str) -> list[str]:
+        done, _, last = incomplete.rpartition(",")
+        prefix = done + "," if done else ""
+        return [prefix + w for w in words if w.startswith(last.lower())]
+
+    return complete
+
+
 def click_option(o: Option):
     """The click decorator of one declared option."""
     attrs = {"help": o.help, "default": o.default, "show_default": o.show_default}
@@ -39,6 +50,8 @@ def click_option(o: Option):
         attrs["multiple"] = True
     if o.metavar:
         attrs["metavar"] = o.metavar
+    if o.completions:
+        attrs["shell_complete"] = complete_from(o.completions)
     return click.option(*o.flags, o.name, **attrs)
 
 

@@ -38,7 +38,8 @@ class Option:
     command line (``("--players", "-p")``, or ``("--draws/--no-draws",)`` for an on/off pair);
     ``commands`` which of ``COMMANDS`` take it; ``rule`` whether the value goes to the game's
     ``rules_from_options`` (otherwise to the command's function); ``render`` whether it only
-    changes how a trace is printed (``render_trace``).
+    changes how a trace is printed (``render_trace``); ``completions`` the words shell completion
+    offers for a ``text`` option (a ``choice`` offers its ``choices``).
     """
 
     name: str
@@ -55,6 +56,7 @@ class Option:
     commands: tuple[str, ...] = COMMANDS
     rule: bool = False
     render: bool = False
+    completions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in OPTION_KINDS:

@@ -51,6 +51,26 @@ def test_registry_imports_no_numba():
     assert proc.stdout.strip() == "False"
 
 
+def test_variant_completions_are_the_engines_names():
+    from solver.games.duizenden.options import VARIANT_NAMES
+    from solver.games.oldmaid.engine import VARIANTS
+
+    def completions(name: str) -> tuple[str, ...]:
+        return next(o for o in GAMES[name].options if o.name == "variants").completions
+
+    assert completions("old-maid") == VARIANTS
+    assert completions("duizenden") == tuple(VARIANT_NAMES)
+
+
+def test_text_completion_offers_the_names_after_a_comma():
+    from cli.games import complete_from
+
+    complete = complete_from(("colour", "joker", "jack"))
+    assert complete(None, None, "j") == ["joker", "jack"]
+    assert complete(None, None, "colour,J") == ["colour,joker", "colour,jack"]
+    assert complete(None, None, "x") == []
+
+
 def test_names_and_aliases_are_unique_and_found():
     words = [w for g in REGISTERED for w in (g.name, *g.aliases)]
     assert len(words) == len(set(words))

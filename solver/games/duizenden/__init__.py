@@ -19,7 +19,8 @@ OPTIONS = (
     Option("variants", ("--variant", "-V"), "text", help=(
         "Rule variant (repeat or comma-separate; names or numbers 1..5 as listed in "
         "docs/duizenden.md): " + ", ".join(f"{i} {n}" for i, n in enumerate(VARIANT_NAMES, start=1))
-        + "."), multiple=True, metavar="NAME[,NAME]", rule=True),
+        + "."), multiple=True, metavar="NAME[,NAME]", rule=True,
+           completions=tuple(VARIANT_NAMES)),
     Option("penalty", ("--penalty",), "int", DEFAULT_PENALTY,
            "Points lost for a forgotten \"last card\" (variant last-card).", lo=0,
            hi=TARGET_POINTS, show_default=True, rule=True),

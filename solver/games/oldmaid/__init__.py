@@ -6,6 +6,10 @@ from solver.games import base
 from solver.games.base import ANALYSE, SHOW, SIMULATE, Option
 from solver.games.oldmaid import report
 
+VARIANTS = ("colour", "joker", "jack")
+"""The variant names, for completion (``engine.VARIANTS``, which loads numba; a test checks
+that the two agree)."""
+
 OPTIONS = (
     base.seed("Seed of the deal (or, with --game, of a simulation run).", (SHOW,)),
     base.seed("Seed of the deal to analyse (as in 'show old-maid').", (ANALYSE,)),
@@ -21,7 +25,7 @@ OPTIONS = (
     Option("variants", ("--variant", "-V"), "text", help=(
         "Rule variant: colour (pairs share colour), joker (a joker is the odd card), jack (a jack "
         "is removed, not a queen). Repeat or comma-separate; colour combines with joker or "
-        "jack."), multiple=True, metavar="NAME[,NAME]", rule=True),
+        "jack."), multiple=True, metavar="NAME[,NAME]", rule=True, completions=VARIANTS),
     Option("events", ("--draws/--no-draws",), "flag", True,
            "Print the random-play game draw by draw.", show_default=True, commands=(SHOW,),
            render=True),
