@@ -131,14 +131,27 @@ def render_trace(trace: Trace, events: bool = True) -> str:
     return "\n".join(lines + list(trace.tail))
 
 
+COMMON_KEYS = ("game", "seed", "rules")
+"""Keys every game's JSON carries (docs/json.md): the canonical name, the seed, the rules object."""
+
+
+def checked_json(d: dict) -> dict:
+    """``d`` if it carries ``COMMON_KEYS`` with ``rules`` an object; ``ValueError`` otherwise."""
+    missing = [key for key in COMMON_KEYS if key not in d]
+    if missing or not isinstance(d["rules"], dict):
+        raise ValueError(f"a game's JSON must carry {', '.join(COMMON_KEYS)} (rules an object); "
+                         f"missing: {', '.join(missing) or 'rules as an object'}")
+    return d
+
+
 def trace_json(trace: Trace) -> dict:
-    """The trace as JSON (``record``: ``game``, ``seed``, ``rules`` first, as docs/json.md)."""
-    return trace.record
+    """The trace as JSON (``record``, checked to carry ``COMMON_KEYS``)."""
+    return checked_json(trace.record)
 
 
 def summary_json(summary: dict) -> dict:
-    """A summary as JSON: the summaries are JSON-ready dicts with ``game``, ``seed``, ``rules``."""
-    return summary
+    """A summary (a JSON-ready dict) as JSON, checked to carry ``COMMON_KEYS``."""
+    return checked_json(summary)
 
 
 def no_warnings(summary: dict) -> list[str]:

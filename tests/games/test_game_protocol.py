@@ -16,7 +16,8 @@ from cli.games import game_command
 from cli.main import cli
 from solver.core.runner import run_games
 from solver.games import ALIASES, GAMES, REGISTERED, build_registry, find_game
-from solver.games.base import ANALYSE, COMMANDS, SHOW, SIMULATE, Option, Trace, declare
+from solver.games.base import (ANALYSE, COMMANDS, SHOW, SIMULATE, Option, Trace, declare,
+                               summary_json)
 
 NAMES = sorted(GAMES)
 SEED = 7
@@ -69,6 +70,14 @@ def test_text_completion_offers_the_names_after_a_comma():
     assert complete(None, None, "j") == ["joker", "jack"]
     assert complete(None, None, "colour,J") == ["colour,joker", "colour,jack"]
     assert complete(None, None, "x") == []
+
+
+def test_json_without_the_common_keys_is_refused():
+    assert summary_json({"game": "x", "seed": 0, "rules": {}, "n": 1})["n"] == 1
+    with pytest.raises(ValueError, match="missing: seed"):
+        summary_json({"game": "x", "rules": {}})
+    with pytest.raises(ValueError, match="rules as an object"):
+        summary_json({"game": "x", "seed": 0, "rules": "standard"})
 
 
 def test_names_and_aliases_are_unique_and_found():
