@@ -18,7 +18,8 @@ from numba import njit
 
 from solver.games.duizenden.game import simulate
 from solver.games.duizenden.melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, _hand_melds
-from solver.games.duizenden.play import LOG_ROWS, SC_TURNS, _deal, _play_round, new_work
+from solver.games.duizenden.play import _deal, _play_round
+from solver.games.duizenden.table import LOG_ROWS, SC_TURNS, new_work
 from solver.core.rng import new_state, shuffle
 
 from common import machine, now_utc, timed, write_section  # benchmarks/common.py, beside this script

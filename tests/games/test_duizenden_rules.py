@@ -141,7 +141,7 @@ def test_opening_needs_30_in_one_turn():
 def test_opening_below_30_is_taken_back_in_random_play():
     """In every logged round, a not-yet-opened player's melds of a turn either reach 30 (the
     'opened' event) or are all taken back at 'stop'."""
-    from solver.games.duizenden.play import EV_DISCARD, EV_MELD, EV_NO_DISCARD, EV_OPENED, EV_UNDO
+    from solver.games.duizenden.table import EV_DISCARD, EV_MELD, EV_NO_DISCARD, EV_OPENED, EV_UNDO
     checked = 0
     for seed in range(60):
         r = play_round(seed, 3, log=True)
@@ -247,7 +247,7 @@ def test_variant_2_joker_exchange():
 
 
 def test_variant_2_exchange_happens_only_with_the_option():
-    from solver.games.duizenden.play import EV_SWAP
+    from solver.games.duizenden.table import EV_SWAP
     def swaps(v):
         return sum(int((play_round(s, 2, v, log=True)["events"][:, 0] == EV_SWAP).sum())
                    for s in range(80))
@@ -256,7 +256,7 @@ def test_variant_2_exchange_happens_only_with_the_option():
 
 
 def test_variant_3_last_card_penalty():
-    from solver.games.duizenden.play import EV_ANNOUNCE
+    from solver.games.duizenden.table import EV_ANNOUNCE
     v = Variants(last_card=True, penalty=40)
     forgotten = 0
     for seed in range(40):

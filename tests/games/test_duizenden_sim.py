@@ -14,7 +14,8 @@ from reference import duizenden as ref
 from cli.main import cli
 from solver.games.duizenden.game import (Variants, card_points, play_round, run_chunk, simulate)
 from solver.games.duizenden.melds import FLAG_NO_OUT_ON_OPENING, FLAG_QUEEN_KEPT
-from solver.games.duizenden.play import LOC_POT, LOC_STOCK, LOC_TABLE, game_rng, new_work, _play_round
+from solver.games.duizenden.play import game_rng, _play_round
+from solver.games.duizenden.table import LOC_POT, LOC_STOCK, LOC_TABLE, new_work
 from solver.games.duizenden.rules import (Situation, kind_of, layoff_actions, meld_actions, meld_row,
                                     pot_actions)
 from solver.core.rng import new_state, shuffle
@@ -160,7 +161,7 @@ def test_invariants_on_simulated_rounds(players, variants):
 
 def test_queen_of_spades_never_reaches_the_pot_mid_round():
     """The queen of spades in the pot can only be the turned-down open card (its bottom)."""
-    from solver.games.duizenden.play import EV_DISCARD, EV_EXCHANGE, EV_OUT
+    from solver.games.duizenden.table import EV_DISCARD, EV_EXCHANGE, EV_OUT
     for seed in range(200):
         r = play_round(seed, 3, log=True)
         ev = r["events"]
@@ -172,7 +173,7 @@ def test_queen_of_spades_never_reaches_the_pot_mid_round():
 
 
 def test_exchange_phase_order():
-    from solver.games.duizenden.play import EV_DECLINE, EV_EXCHANGE
+    from solver.games.duizenden.table import EV_DECLINE, EV_EXCHANGE
     full_rounds = 0
     for seed in range(200):
         players = 2 + seed % 5

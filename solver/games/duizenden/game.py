@@ -1,7 +1,8 @@
 """Duizenden (docs/duizenden.md): variants as data, one seeded round or game, and the simulation.
 
-The kernels live in ``duizenden_melds`` (meld rules, action enumerators) and ``duizenden_play``
-(round and game loops); this module checks input, runs them and turns their arrays into results.
+The kernels live in ``duizenden.melds`` (meld rules, action enumerators), ``duizenden.table``
+(the round's state arrays and card moves) and ``duizenden.play`` (round and game loops); this
+module checks input, runs them and turns their arrays into results.
 Game ``i`` of a simulation with seed ``S`` draws all its randomness from
 ``rng.new_state(rng.stream_seed(S, i))``; ``play_round(S, ...)`` is the first round of game 0.
 """
@@ -16,10 +17,11 @@ from solver.core.cards import MAX_CARDS, format_card, format_cards
 from solver.games.duizenden.melds import (
     FLAG_DISCARD_LAST, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
     FLAG_QUEEN_KEPT, M_CARDS, M_N, M_OWNER, M_POS, M_TYPE, MELD_RUN, POINTS)
-from solver.games.duizenden.play import (
-    END_EXHAUSTED, END_OUT, END_TURN_LIMIT, HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE,
-    LOG_ROWS, SC_LOG_N, SC_LOG_ON, SC_MELDS, SC_OUT, SC_POT, SC_STOCK, SC_TURNS, _play_game,
-    _play_round, game_rng, new_records, new_work)
+from solver.games.duizenden.play import (END_EXHAUSTED, END_OUT, END_TURN_LIMIT, _play_game,
+                                         _play_round, game_rng, new_records)
+from solver.games.duizenden.table import (
+    HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE, LOG_ROWS, SC_LOG_N, SC_LOG_ON, SC_MELDS,
+    SC_OUT, SC_POT, SC_STOCK, SC_TURNS, new_work)
 from solver.games.duizenden.options import (  # noqa: F401 - re-exported
     DEFAULT_MAX_ROUNDS, DEFAULT_PENALTY, GAME_NAME, MAX_MAX_ROUNDS, MAX_PLAYERS, MIN_PLAYERS,
     TARGET_POINTS, VARIANT_NAMES)
@@ -268,7 +270,7 @@ EVENT_TEXT = {
 
 def format_events(events: np.ndarray) -> list[str]:
     """One text line per logged event."""
-    from solver.games.duizenden.play import LOG_A, LOG_B, LOG_C, LOG_CARDS, LOG_NCARDS, LOG_SEAT
+    from solver.games.duizenden.table import LOG_A, LOG_B, LOG_C, LOG_CARDS, LOG_NCARDS, LOG_SEAT
     lines = []
     for row in events:
         ev = int(row[0])
