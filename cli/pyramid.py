@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-import threading
 
 import click
 
@@ -39,9 +38,8 @@ was reached). Bad input exits 2 (``cli.common.InputError``)."""
 
 COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, up to "
                   "a minute; later runs load them from the cache)...")
-COMPILE_NOTICE_AFTER = 2.0
-"""Seconds of loading the engines after which ``COMPILE_NOTICE`` is printed: loading them from
-numba's cache takes well under a second, compiling them a minute or more."""
+"""Said once on stderr when numba really compiles (a cold cache), never when it loads the
+kernels from its cache (``solver.core.compiling``)."""
 LIMIT_TEXT = {
     "states": "--max-states limit reached",
     "timeout": "--timeout reached",
@@ -127,20 +125,16 @@ def after_option(f):
 
 @contextlib.contextmanager
 def engines_loading():
-    """Around importing the engines and loading their kernels: when that takes longer than
-    ``COMPILE_NOTICE_AFTER`` seconds (numba's cache is cold, the kernels are being compiled),
-    say so once on stderr, so that the first run does not look hung. Memory running out meanwhile
-    is ``OutOfMemory``, exit 3."""
-    timer = threading.Timer(COMPILE_NOTICE_AFTER, click.echo, args=(COMPILE_NOTICE,),
-                            kwargs={"err": True})
-    timer.daemon = True
-    timer.start()
+    """Around importing the engines and loading their kernels: when numba has to compile them
+    (its cache is cold), say so once on stderr, so that the first run does not look hung. Memory
+    running out meanwhile is ``OutOfMemory``, exit 3."""
+    from solver.core.compiling import compile_notice
+
     try:
-        yield
+        with compile_notice(COMPILE_NOTICE):
+            yield
     except MemoryError:
         raise OutOfMemory("out of memory while loading the solver, before any search") from None
-    finally:
-        timer.cancel()
 
 
 def load_deals(seed: int | None, deal_text: str | None,
