@@ -18,6 +18,7 @@ from typing import Iterable, Iterator
 
 from solver.batch.io import clip
 from solver.batch.work import ChunkResult, ChunkTask, solve_chunk
+from solver.core.extras import install_hint
 
 WORKER_NOTICE_SECONDS = 3.0
 """With no Dask worker after this long, say on stderr that the run waits for one."""
@@ -55,7 +56,7 @@ def _connect(scheduler: str):
         from distributed.comm.registry import get_backend
     except ImportError:
         raise ValueError("--scheduler needs dask.distributed, which is not installed "
-                         "(pip install 'pyramid[cluster]')") from None
+                         f"({install_hint('cluster')})") from None
     try:
         scheme, location = parse_address(scheduler)
         get_backend(scheme)  # an unknown scheme is a ValueError

@@ -32,6 +32,7 @@ import numpy as np
 
 from solver.batch.summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
 from solver.core.cards import format_card
+from solver.core.extras import install_hint
 from solver.pyramid.layout import DECK_CARDS
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def require_pyarrow():
         import pyarrow.parquet as pq
     except ImportError:
         raise ValueError("Parquet needs pyarrow, which is not installed "
-                         "(pip install 'pyramid[parquet]')") from None
+                         f"({install_hint('parquet')})") from None
     return pyarrow, pq
 
 

@@ -4,6 +4,7 @@ Wilson interval (optional: needs matplotlib, the ``plot`` extra)."""
 from __future__ import annotations
 
 from solver.batch.io import check_writable
+from solver.core.extras import install_hint
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 """The image formats ``--plot`` can write (matplotlib's, chosen by the suffix)."""
@@ -23,7 +24,7 @@ def require_matplotlib():
         import matplotlib
     except ImportError:
         raise ValueError("--plot needs matplotlib, which is not installed "
-                         "(pip install 'pyramid[plot]')") from None
+                         f"({install_hint('plot')})") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -293,7 +293,7 @@ def fast_csv_block(chunk: bytes, layout: CsvLayout, ends: np.ndarray | None = No
         return None
     deals = col("deal")
     if (ids < 0).any() or (states < 0).any() or not (np.isfinite(ms).all() and (ms >= 0).all()) \
-            or not all(map(str.strip, deals)):
+            or not all(deals) or any(map(str.isspace, deals)):  # a deal empty or blank
         return None
     outcome = (combo // _REASON_BASE).astype(np.int8)
     moves = np.full(n, NO_MOVES, dtype=np.int64)
@@ -352,18 +352,88 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
 
 
 def _parquet_blocks(pf, id_column, block, path, arrow_error):
+    """The blocks of a results Parquet file, one per batch of ``block`` rows: each checked at
+    once (``fast_parquet_block``), or row by row where that check does not pass (which names
+    the first bad row, or accepts what the quick check was too strict for)."""
     row = 0
     try:
         for batch in pf.iter_batches(batch_size=block):
-            d = batch.to_pydict()
-            rows = []
-            for fields in zip(*(d[name] for name in (id_column,) + _present(d))):
-                row += 1
-                try:
-                    rows.append(_check_row(id_column, *fields))
-                except _BadRow as e:
-                    raise ValueError(f"{path} row {row}: {e}") from None
-            if rows:
-                yield _block(rows)
+            b = fast_parquet_block(batch, id_column)
+            if b is None:
+                b = _parquet_rows_checked(batch, id_column, path, row)
+            row += batch.num_rows
+            if b is not None:
+                yield b
     except (arrow_error, OSError) as e:
         raise ValueError(f"{path} is a damaged Parquet file ({clip(e, quote=False)})") from None
+
+
+def _parquet_rows_checked(batch, id_column: str, path: str, rows_before: int) -> dict | None:
+    """The rows of a Parquet batch checked one by one; ``rows_before``: the file's rows before
+    it (for the row numbers). ``None`` for an empty batch."""
+    d = batch.to_pydict()
+    rows = []
+    for k, fields in enumerate(zip(*(d[name] for name in (id_column,) + _present(d))), start=1):
+        try:
+            rows.append(_check_row(id_column, *fields))
+        except _BadRow as e:
+            raise ValueError(f"{path} row {rows_before + k}: {e}") from None
+    return _block(rows) if rows else None
+
+
+def fast_parquet_block(batch, id_column: str) -> dict | None:
+    """A Parquet batch of this schema's column types as a block, checked column by column with
+    numpy; ``None`` when any check fails or a column has another type. It accepts only what
+    ``_check_row`` accepts."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = batch.schema.names
+    if batch.num_rows == 0:
+        return None
+    col = {name: batch.column(name) for name in names}
+    t = {name: col[name].type for name in names}
+    strings = (pa.types.is_string, pa.types.is_large_string)
+    if not (pa.types.is_integer(t[id_column]) and pa.types.is_integer(t["states"])
+            and pa.types.is_signed_integer(t["moves"]) and pa.types.is_floating(t["ms"])
+            and pa.types.is_boolean(t["winnable"])
+            and all(any(f(t[c]) for f in strings) for c in ("deal", "outcome") + (
+                ("reason",) if "reason" in names else ()))):
+        return None
+    if any(col[c].null_count for c in (id_column, "deal", "states", "ms", "outcome")):
+        return None
+    ids = col[id_column].to_numpy().astype(np.int64)
+    states = col["states"].to_numpy().astype(np.int64)
+    ms = col["ms"].to_numpy().astype(np.float64)
+    outcome = pc.index_in(col["outcome"], value_set=pa.array(OUTCOME_NAMES))
+    if outcome.null_count:
+        return None
+    outcome = outcome.to_numpy().astype(np.int8)
+    winnable = col["winnable"]
+    expected = np.array([_WINNABLE_OF[name] for name in OUTCOME_NAMES], dtype=object)[outcome]
+    decided = outcome != _OUTCOME_CODE["unknown"]
+    w_given = winnable.is_valid().to_numpy(zero_copy_only=False)
+    if (w_given != decided).any() or (
+            winnable.fill_null(False).to_numpy(zero_copy_only=False)[decided]
+            != expected[decided].astype(bool)).any():
+        return None
+    moves_given = col["moves"].is_valid().to_numpy(zero_copy_only=False)
+    moves = col["moves"].fill_null(NO_MOVES).to_numpy().astype(np.int64)
+    if (ids < 0).any() or (states < 0).any() or not (np.isfinite(ms).all() and (ms >= 0).all()) \
+            or (moves[moves_given] < 0).any() \
+            or (outcome[moves_given] != _OUTCOME_CODE["won"]).any():
+        return None
+    reason = None
+    if "reason" in names:
+        reasons = [name for name in REASON_NAMES if name]
+        found = pc.index_in(col["reason"], value_set=pa.array(reasons))
+        given = col["reason"].is_valid().to_numpy(zero_copy_only=False)
+        known = found.is_valid().to_numpy(zero_copy_only=False)
+        if (given != ~decided).any() or (known != ~decided).any():
+            return None
+        reason = np.where(decided, 0, found.fill_null(-1).to_numpy() + 1).astype(np.int8)
+    deals = col["deal"].to_pylist()
+    if not all(deals) or any(map(str.isspace, deals)):  # a deal empty or blank
+        return None
+    return {"ids": ids, "deal": deals, "outcome": outcome, "moves": moves, "states": states,
+            "ms": ms, "reason": reason}

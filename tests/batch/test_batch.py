@@ -9,7 +9,7 @@ import pytest
 import solver.batch.run as batch_mod
 from solver.batch.io import deal_texts
 from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
-from solver.batch.results import read_results
+from solver.batch.results import CsvLayout, fast_csv_block, fast_parquet_block, read_results
 from solver.batch.run import run_batch, summarise_file
 from solver.batch.sources import LineSource, SeedSource, lines_digest, parse_seed_range
 from solver.batch.summary import Summary, _median, summary_text
@@ -260,6 +260,38 @@ def test_a_bad_row_in_a_later_block_is_named_by_its_line(tmp_path):
         list(blocks)
 
 
+def test_a_bad_parquet_row_in_a_later_batch_is_named_by_its_row(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "r.parquet"
+    run_batch(plan_batch(SeedSource(0, 40), str(out), optimal=True, max_states=3000), jobs=1,
+              progress=False)
+    table = pq.read_table(out)
+    good = summarise_file(str(out))
+    _, blocks = read_results(str(out), block=16)
+    assert [len(b["ids"]) for b in blocks] == [16, 16, 8]
+    assert fast_parquet_block(next(pq.ParquetFile(out).iter_batches()), "seed") is not None
+    states = table.column("states").to_pylist()
+    states[29] = -5
+    pq.write_table(table.set_column(table.schema.get_field_index("states"), "states",
+                                    pa.array(states, pa.int64())), out)
+    _, blocks = read_results(str(out), block=16)
+    with pytest.raises(ValueError, match="r.parquet row 30: states -5 is negative"):
+        list(blocks)
+    moves = table.column("moves").to_pylist()
+    lost = next(k for k in range(16, 40) if table.column("outcome")[k].as_py() != "won")
+    moves[lost] = 7
+    pq.write_table(table.set_column(table.schema.get_field_index("moves"), "moves",
+                                    pa.array(moves, pa.int16())), out)
+    _, blocks = read_results(str(out), block=16)
+    with pytest.raises(ValueError, match=f"row {lost + 1}: moves 7 given for a deal not won"):
+        list(blocks)
+    pq.write_table(table.cast(pa.schema([(f.name, pa.string() if f.name == "ms" else f.type)
+                                         for f in table.schema])), out)
+    assert summarise_file(str(out)) == good  # ms as text: checked row by row, same figures
+
+
 @pytest.mark.parametrize("block", [7, 65536])
 def test_quoted_crlf_and_unterminated_files_read_like_the_plain_one(tmp_path, block):
     """A file the csv module must read (quotes, CRLF: the row-by-row path from the first such
@@ -280,6 +312,8 @@ def test_quoted_crlf_and_unterminated_files_read_like_the_plain_one(tmp_path, bl
 
     plain = blocks(out)
     assert sum(len(b["ids"]) for b in plain) == 40
+    assert fast_csv_block("".join(lines[1:]).encode(), CsvLayout(lines[0].strip().split(","),
+                                                                "seed")) is not None
     assert blocks(quoted) == plain and blocks(cut) == plain
 
 

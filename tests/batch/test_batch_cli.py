@@ -133,13 +133,13 @@ def test_missing_optional_packages_are_named(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     one_line_error(run("batch", "--seeds", "0:5", "-o", tmp_path / "r.parquet"),
-                   "pyramid[parquet]")
+                   "pyramid-solitaire[parquet]")
     one_line_error(run("batch", "--seeds", "0:5", "--format", "parquet", "-o", tmp_path / "r"),
-                   "pyramid[parquet]")
+                   "pyramid-solitaire[parquet]")
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     csv_file = tmp_path / "r.csv"
     assert run("batch", "--seeds", "0:5", "-o", csv_file, "-q").exit_code == 0
-    one_line_error(run("stats", csv_file, "--plot", tmp_path / "p.png"), "pyramid[plot]")
+    one_line_error(run("stats", csv_file, "--plot", tmp_path / "p.png"), "pyramid-solitaire[plot]")
 
 
 def test_resume_with_other_options_is_refused(tmp_path):
