@@ -99,6 +99,6 @@ def join_parts(plan: BatchPlan, n_chunks: int, deals: int) -> None:
     except KeyboardInterrupt:
         raise BatchInterrupted(deals, deals, plan.parts_dir) from None
     except (OSError, MemoryError) as e:
-        raise BatchFailed(f"{fault_message(e, plan.parts_dir)}; all {deals} deals are scored and kept in "
-                          f"{plan.parts_dir}: run the same command with --resume to write "
-                          f"{plan.out}") from None
+        raise BatchFailed(f"{fault_message(e, plan.parts_dir)}; all {deals} deals are scored and "
+                          f"kept in {plan.parts_dir}: run the same command with --resume to "
+                          f"write {plan.out}") from None

@@ -17,11 +17,11 @@ import numpy as np
 
 from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
     results_format
+from solver.batch.quick import NEWLINE, csv_block, parquet_block
 from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
 READ_BYTES = 1 << 22
 """Bytes of a results CSV read at a time."""
-NEWLINE, COMMA, QUOTE, CR = b"\n", b",", b'"', b"\r"
 
 
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
@@ -94,18 +94,6 @@ _WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
 """The ``winnable`` value that goes with each outcome."""
 _CSV_WINNABLE = {"true": True, "false": False, "": None}
 _REASON_CODE = {name: code for code, name in enumerate(REASON_NAMES) if name}
-_REASON_BASE = 256
-"""``fast_csv_block`` codes a row's outcome and reason as ``outcome * _REASON_BASE + reason``."""
-_COMBOS = {(WINNABLE_TEXT[code], name, REASON_NAMES[why] if name == "unknown" else ""):
-           code * _REASON_BASE + why
-           for code, name in enumerate(OUTCOME_NAMES)
-           for why in (_REASON_CODE.values() if name == "unknown" else (0,))}
-"""The valid CSV ``(winnable, outcome, reason)`` texts of a row and their codes."""
-_COMBOS_NO_REASON = {(WINNABLE_TEXT[code], name): code * _REASON_BASE
-                     for code, name in enumerate(OUTCOME_NAMES)}
-"""The same for a file without the ``reason`` column."""
-
-
 class _BadRow(ValueError):
     """What is wrong with a row (the caller adds the file and line)."""
 
@@ -189,16 +177,13 @@ class CsvLayout:
         self.moves_at = 1 + self.present.index("moves")
         self.reason_at = 1 + self.present.index("reason") if "reason" in self.present else None
 
-    def column(self, name: str) -> int:
-        """The field index of column ``name``."""
-        return self.header.index(name)
-
 
 def _csv_blocks(f, layout: CsvLayout, block: int, path: str):
     """The blocks of a results CSV after its header, each of ``block`` rows (the last one
-    fewer). Each block is checked at once with numpy (``fast_csv_block``); from the first block
-    that check does not pass, the rest is read row by row (``_csv_rows_checked``), which names
-    the first bad row and its line, or accepts what the quick check was too strict for."""
+    fewer). Each block is checked at once with numpy (``solver.batch.quick.csv_block``); from
+    the first block that check does not pass, the rest is read row by row
+    (``_csv_rows_checked``), which names the first bad row and its line, or accepts what the
+    quick check was too strict for."""
     lines_read = 1  # the header
     buf = b""
     ends = np.empty(0, dtype=np.int64)  # where buf's lines end (the index of each newline)
@@ -215,7 +200,7 @@ def _csv_blocks(f, layout: CsvLayout, block: int, path: str):
             if not buf:
                 return
             cut = int(ends[block - 1]) + 1 if len(ends) >= block else len(buf)
-            b = fast_csv_block(buf[:cut], layout, ends[:block])
+            b = csv_block(buf[:cut], layout.header, layout.id_column, ends[:block])
             if b is None:
                 text = io.TextIOWrapper(io.BufferedReader(_Prefixed(buf, f)), encoding="utf-8",
                                         newline="")
@@ -254,62 +239,6 @@ class _Prefixed(io.RawIOBase):
         data = self.f.read(len(b))
         b[:len(data)] = data
         return len(data)
-
-
-def fast_csv_block(chunk: bytes, layout: CsvLayout, ends: np.ndarray | None = None) -> dict | None:
-    """The rows of ``chunk`` (whole lines of a results CSV; ``ends``: where they end, if known)
-    as a block, checked with numpy and a few C-level passes; ``None`` when any check fails or the
-    text needs the csv module (a quote, a carriage return, not UTF-8). It accepts only what
-    ``_check_row`` accepts."""
-    if QUOTE in chunk or CR in chunk:
-        return None
-    try:
-        text = chunk.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    width = len(layout.header)
-    if ends is None:
-        ends = _newlines(chunk)
-    commas = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == COMMA[0])
-    if (np.diff(np.searchsorted(commas, ends), prepend=0) != width - 1).any():
-        return None  # a line whose field count is not the header's
-    fields = text.replace("\n", ",").split(",")
-    fields.pop()  # after the last newline
-    n = len(fields) // width
-
-    def col(name: str) -> list[str]:
-        return fields[layout.column(name)::width]
-
-    try:
-        ids = np.array(list(map(int, col(layout.id_column))), dtype=np.int64)
-        states = np.array(list(map(int, col("states"))), dtype=np.int64)
-        ms = np.array(list(map(float, col("ms"))), dtype=np.float64)
-        with_reason = layout.reason_at is not None
-        keys = zip(col("winnable"), col("outcome"), col("reason")) if with_reason else zip(
-            col("winnable"), col("outcome"))
-        combo = np.fromiter(map((_COMBOS if with_reason else _COMBOS_NO_REASON).get, keys),
-                            dtype=np.int64, count=n)
-    except (ValueError, TypeError, OverflowError):  # TypeError: a combination not in the table
-        return None
-    deals = col("deal")
-    if (ids < 0).any() or (states < 0).any() or not (np.isfinite(ms).all() and (ms >= 0).all()) \
-            or not all(deals) or any(map(str.isspace, deals)):  # a deal empty or blank
-        return None
-    outcome = (combo // _REASON_BASE).astype(np.int8)
-    moves = np.full(n, NO_MOVES, dtype=np.int64)
-    moves_text = col("moves")
-    given = np.flatnonzero(np.fromiter(map(bool, moves_text), dtype=bool, count=n))
-    if len(given):
-        if (outcome[given] != _OUTCOME_CODE["won"]).any():
-            return None
-        try:
-            moves[given] = [int(moves_text[k]) for k in given.tolist()]
-        except (ValueError, OverflowError):
-            return None
-        if (moves[given] < 0).any():
-            return None
-    return {"ids": ids, "deal": deals, "outcome": outcome, "moves": moves, "states": states,
-            "ms": ms, "reason": (combo % _REASON_BASE).astype(np.int8) if with_reason else None}
 
 
 def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_before: int):
@@ -353,12 +282,12 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
 
 def _parquet_blocks(pf, id_column, block, path, arrow_error):
     """The blocks of a results Parquet file, one per batch of ``block`` rows: each checked at
-    once (``fast_parquet_block``), or row by row where that check does not pass (which names
-    the first bad row, or accepts what the quick check was too strict for)."""
+    once (``solver.batch.quick.parquet_block``), or row by row where that check does not pass
+    (which names the first bad row, or accepts what the quick check was too strict for)."""
     row = 0
     try:
         for batch in pf.iter_batches(batch_size=block):
-            b = fast_parquet_block(batch, id_column)
+            b = parquet_block(batch, id_column)
             if b is None:
                 b = _parquet_rows_checked(batch, id_column, path, row)
             row += batch.num_rows
@@ -379,61 +308,3 @@ def _parquet_rows_checked(batch, id_column: str, path: str, rows_before: int) ->
         except _BadRow as e:
             raise ValueError(f"{path} row {rows_before + k}: {e}") from None
     return _block(rows) if rows else None
-
-
-def fast_parquet_block(batch, id_column: str) -> dict | None:
-    """A Parquet batch of this schema's column types as a block, checked column by column with
-    numpy; ``None`` when any check fails or a column has another type. It accepts only what
-    ``_check_row`` accepts."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    names = batch.schema.names
-    if batch.num_rows == 0:
-        return None
-    col = {name: batch.column(name) for name in names}
-    t = {name: col[name].type for name in names}
-    strings = (pa.types.is_string, pa.types.is_large_string)
-    if not (pa.types.is_integer(t[id_column]) and pa.types.is_integer(t["states"])
-            and pa.types.is_signed_integer(t["moves"]) and pa.types.is_floating(t["ms"])
-            and pa.types.is_boolean(t["winnable"])
-            and all(any(f(t[c]) for f in strings) for c in ("deal", "outcome") + (
-                ("reason",) if "reason" in names else ()))):
-        return None
-    if any(col[c].null_count for c in (id_column, "deal", "states", "ms", "outcome")):
-        return None
-    ids = col[id_column].to_numpy().astype(np.int64)
-    states = col["states"].to_numpy().astype(np.int64)
-    ms = col["ms"].to_numpy().astype(np.float64)
-    outcome = pc.index_in(col["outcome"], value_set=pa.array(OUTCOME_NAMES))
-    if outcome.null_count:
-        return None
-    outcome = outcome.to_numpy().astype(np.int8)
-    winnable = col["winnable"]
-    expected = np.array([_WINNABLE_OF[name] for name in OUTCOME_NAMES], dtype=object)[outcome]
-    decided = outcome != _OUTCOME_CODE["unknown"]
-    w_given = winnable.is_valid().to_numpy(zero_copy_only=False)
-    if (w_given != decided).any() or (
-            winnable.fill_null(False).to_numpy(zero_copy_only=False)[decided]
-            != expected[decided].astype(bool)).any():
-        return None
-    moves_given = col["moves"].is_valid().to_numpy(zero_copy_only=False)
-    moves = col["moves"].fill_null(NO_MOVES).to_numpy().astype(np.int64)
-    if (ids < 0).any() or (states < 0).any() or not (np.isfinite(ms).all() and (ms >= 0).all()) \
-            or (moves[moves_given] < 0).any() \
-            or (outcome[moves_given] != _OUTCOME_CODE["won"]).any():
-        return None
-    reason = None
-    if "reason" in names:
-        reasons = [name for name in REASON_NAMES if name]
-        found = pc.index_in(col["reason"], value_set=pa.array(reasons))
-        given = col["reason"].is_valid().to_numpy(zero_copy_only=False)
-        known = found.is_valid().to_numpy(zero_copy_only=False)
-        if (given != ~decided).any() or (known != ~decided).any():
-            return None
-        reason = np.where(decided, 0, found.fill_null(-1).to_numpy() + 1).astype(np.int8)
-    deals = col["deal"].to_pylist()
-    if not all(deals) or any(map(str.isspace, deals)):  # a deal empty or blank
-        return None
-    return {"ids": ids, "deal": deals, "outcome": outcome, "moves": moves, "states": states,
-            "ms": ms, "reason": reason}

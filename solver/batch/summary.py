@@ -16,10 +16,11 @@ from solver.pyramid.winnable import REASONS
 from solver.core.stats import fmt_p, text_histogram, wilson
 
 OUTCOME_NAMES = ("lost", "won", "unknown")
-"""Outcome names by ``solver.pyramid.winnable.Outcome`` value: 0 lost, 1 won, 2 unknown (a limit hit)."""
+"""Outcome names by ``solver.pyramid.winnable.Outcome`` value: 0 lost, 1 won, 2 unknown (a limit
+hit)."""
 REASON_NAMES = ("",) + REASONS
-"""Reason names by code: 0 none (the deal was decided), then ``solver.pyramid.winnable.REASONS``, the limit
-that left a deal ``unknown`` (``states``, ``timeout``, ``memory``, ...)."""
+"""Reason names by code: 0 none (the deal was decided), then ``solver.pyramid.winnable.REASONS``,
+the limit that left a deal ``unknown`` (``states``, ``timeout``, ``memory``, ...)."""
 NO_MOVES = -1
 """``moves`` of a deal without a minimum move count (not solved for it, or not won)."""
 NS_PER_MS = 1_000_000

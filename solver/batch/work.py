@@ -41,7 +41,8 @@ from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
 from solver.pyramid.layout import DECK_CARDS
 from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, _decide, rule_args
+from solver.pyramid.winnable import (REASON_MEMORY, REASON_STATES, Outcome, Workspace, _decide,
+                                     rule_args)
 from solver.pyramid.sources import line_error
 from solver.pyramid.state import START
 
@@ -72,11 +73,6 @@ def _clock_ns(typingctx):
         return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
 
     return types.int64(), codegen
-
-
-@njit(cache=True)
-def _monotonic_ns():
-    return _clock_ns()
 
 
 @njit(cache=True)
@@ -166,8 +162,8 @@ OPTIMAL_KEY = "optimal"
 
 
 def optimal_workspace(rules: Rules):
-    """This thread's minimum-move search arrays (``solver.pyramid.optimal.api.OptimalWorkspace``), warmed up
-    with a throw-away search under ``rules`` when created."""
+    """This thread's minimum-move search arrays (``solver.pyramid.optimal.api.OptimalWorkspace``),
+    warmed up with a throw-away search under ``rules`` when created."""
     from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
 
     def make():

@@ -9,7 +9,8 @@ import pytest
 import solver.batch.run as batch_mod
 from solver.batch.io import deal_texts
 from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
-from solver.batch.results import CsvLayout, fast_csv_block, fast_parquet_block, read_results
+from solver.batch.quick import csv_block, parquet_block
+from solver.batch.results import read_results
 from solver.batch.run import run_batch, summarise_file
 from solver.batch.sources import LineSource, SeedSource, lines_digest, parse_seed_range
 from solver.batch.summary import Summary, _median, summary_text
@@ -271,7 +272,7 @@ def test_a_bad_parquet_row_in_a_later_batch_is_named_by_its_row(tmp_path):
     good = summarise_file(str(out))
     _, blocks = read_results(str(out), block=16)
     assert [len(b["ids"]) for b in blocks] == [16, 16, 8]
-    assert fast_parquet_block(next(pq.ParquetFile(out).iter_batches()), "seed") is not None
+    assert parquet_block(next(pq.ParquetFile(out).iter_batches()), "seed") is not None
     states = table.column("states").to_pylist()
     states[29] = -5
     pq.write_table(table.set_column(table.schema.get_field_index("states"), "states",
@@ -292,6 +293,40 @@ def test_a_bad_parquet_row_in_a_later_batch_is_named_by_its_row(tmp_path):
     assert summarise_file(str(out)) == good  # ms as text: checked row by row, same figures
 
 
+ODD_FIELDS = [  # (column, value): unusual or bad values for one row of a results CSV
+    (0, "+5"), (0, " 5"), (0, "1_0"), (0, "5x"), (0, "-3"), (0, ""), (0, "9" * 19),
+    (0, "00042"), (3, "0"), (3, "-1"), (3, "7.5"), (4, "1e3"), (4, ""), (5, "1.2.3"),
+    (5, "nan"), (5, "inf"), (5, "-0.5"), (5, "5."), (5, ".5"), (5, "1" * 16),
+    (5, "12345.1234567891"), (5, " 1.5"), (1, " "), (1, ""), (1, " " + "Ac"), (2, "True"),
+    (2, ""), (6, "Won"), (6, "lost"),
+    (7, "states"), (7, "memory "), (7, ""),
+]
+
+
+@pytest.mark.parametrize("column,value", ODD_FIELDS)
+def test_the_quick_check_agrees_with_the_row_by_row_one(tmp_path, column, value):
+    """Each odd value gives the same blocks, or the same error, whether its block goes through
+    the quick check or (the first field quoted) through the csv module row by row."""
+    out, lines = _optimal_results(tmp_path)
+    fields = lines[5].rstrip("\n").split(",")
+    fields[column] = value
+    rows = lines[1:5] + [",".join(fields) + "\n"] + lines[6:]
+    quoted = rows[0].split(",", 1)
+    plain_file, csv_file = tmp_path / "p.csv", tmp_path / "q.csv"
+    plain_file.write_text(lines[0] + "".join(rows))
+    csv_file.write_text(lines[0] + f'"{quoted[0]}",{quoted[1]}' + "".join(rows[1:]))
+
+    def outcome(path):
+        try:
+            _, bs = read_results(str(path))
+            return [{k: (v.tolist() if hasattr(v, "tolist") else v if v is None else list(v))
+                     for k, v in b.items()} for b in bs]
+        except (ValueError, OverflowError) as e:
+            return type(e).__name__ + str(e).replace(path.name, "FILE")
+
+    assert outcome(plain_file) == outcome(csv_file)
+
+
 @pytest.mark.parametrize("block", [7, 65536])
 def test_quoted_crlf_and_unterminated_files_read_like_the_plain_one(tmp_path, block):
     """A file the csv module must read (quotes, CRLF: the row-by-row path from the first such
@@ -308,12 +343,12 @@ def test_quoted_crlf_and_unterminated_files_read_like_the_plain_one(tmp_path, bl
 
     def blocks(path):
         _, bs = read_results(str(path), block=block)
-        return [{k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in b.items()} for b in bs]
+        return [{k: (v.tolist() if hasattr(v, "tolist") else v if v is None else list(v))
+                 for k, v in b.items()} for b in bs]
 
     plain = blocks(out)
     assert sum(len(b["ids"]) for b in plain) == 40
-    assert fast_csv_block("".join(lines[1:]).encode(), CsvLayout(lines[0].strip().split(","),
-                                                                "seed")) is not None
+    assert csv_block("".join(lines[1:]).encode(), lines[0].strip().split(","), "seed") is not None
     assert blocks(quoted) == plain and blocks(cut) == plain
 
 
