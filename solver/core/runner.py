@@ -7,6 +7,11 @@ the game). Game ``i`` must draw all its randomness from ``rng.stream_seed(seed, 
 result depends only on the seed and its index. The runner cuts the games into fixed-size chunks
 (independent of the job count), runs them in worker processes, and concatenates the records in
 game order: the same seed gives the same records whatever ``jobs`` is.
+
+``run_tasks`` is the process pool underneath, the only one in the project (batch scoring runs
+its chunks on it too): a bounded number of tasks in flight, results as they finish or in order,
+Ctrl-C or an error ends the workers at once, and a worker killed by a signal (the out-of-memory
+killer) raises ``WorkerDied`` instead of leaving its task unanswered for ever.
 """
 
 from __future__ import annotations
