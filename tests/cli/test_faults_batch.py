@@ -375,3 +375,22 @@ def test_a_deal_out_of_memory_is_unknown_and_the_run_finishes(tmp_path):
     assert summary["outcomes"] == {"won": 0, "lost": 0, "unknown": 1}
     assert summary["unknown_reasons"] == {"memory": 1}
     assert out.read_text().splitlines()[1].endswith(",unknown,memory")
+
+
+@pytest.mark.parametrize("name,data", [
+    ("b.bin", bytes(range(256)) * 4),
+    ("u16.txt", DEALS.encode("utf-16")),
+    ("l1.txt", f"{DEAL0}\nAc Kd é\n".encode("latin-1")),
+    ("big.txt", b"x" * HUGE + b"\n"),
+    ("bad.txt", f"{DEAL0}\n\nAc Ac\n".encode()),
+    ("blank.txt", b"\n \n"),
+    ("missing.txt", None),
+], ids=["binary", "utf-16", "latin-1", "10MB line", "bad line 3", "blank", "missing"])
+def test_solve_and_batch_refuse_a_deal_file_in_the_same_words(tmp_path, name, data):
+    """One reader (solver.pyramid.sources) serves both commands: the same one-line error."""
+    path = write(tmp_path, name, data) if data is not None else tmp_path / name
+    said = [assert_clean_failure(run_pyramid(args), INPUT, name)
+            for args in (["solve", "--deal-file", path],
+                         ["batch", "--deal-file", path, "-q", "-o", tmp_path / "r.csv"])]
+    assert said[0] == said[1]
+    assert not (tmp_path / "r.csv.parts").exists()
