@@ -17,10 +17,9 @@ killer) raises ``WorkerDied`` instead of leaving its task unanswered for ever.
 from __future__ import annotations
 
 import contextlib
-import functools
 import multiprocessing as mp
+from multiprocessing.connection import wait as wait_for_any
 import os
-import queue
 import signal
 import sys
 import threading
@@ -39,9 +38,6 @@ MAX_GAMES = 100_000_000
 IN_FLIGHT_PER_WORKER = 2
 """Chunks handed to the pool per worker at a time: enough to keep every worker busy, few enough
 that Ctrl-C (or an error) has almost nothing queued to cancel."""
-WORKER_CHECK_SECONDS = 0.2
-"""While waiting for a result, the pool's workers are checked this often (a worker killed by a
-signal leaves its task unanswered for ever)."""
 PR_SET_PDEATHSIG = 1
 """Linux ``prctl`` option: the signal a process gets when its parent dies."""
 
@@ -94,17 +90,6 @@ def _start_worker(close_fds: tuple, initializer: Callable | None, initargs: tupl
         initializer(*initargs)
 
 
-def _check_workers(workers: list) -> None:
-    """Raise ``WorkerDied`` if one of ``workers`` has died: the pool would start a new one, but
-    the task it was running would never come back."""
-    for w in workers:
-        if not w.is_alive():
-            how = (f"killed by {signal.Signals(-w.exitcode).name}" if w.exitcode and w.exitcode < 0
-                   else f"exit code {w.exitcode}")
-            raise WorkerDied(f"a worker process died ({how}; the system may have run out of "
-                             f"memory)")
-
-
 @contextlib.contextmanager
 def deferred_interrupts():
     """Hold Ctrl-C back while a chunk runs in this process; yields a function that raises the
@@ -144,55 +129,129 @@ def _run_inline(fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         check_interrupt()
 
 
+def _worker_loop(conn, fn: Callable, close_fds: tuple, initializer: Callable | None,
+                 initargs: tuple) -> None:
+    """A pool worker: set up (``_start_worker``), then answer ``(k, args)`` messages on its own
+    pipe with ``(k, True, fn(*args))`` or ``(k, False, exception)`` until told to stop (``None``)
+    or the pipe closes."""
+    _start_worker(close_fds, initializer, initargs)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        k, args = msg
+        try:
+            reply = (k, True, fn(*args))
+        except Exception as e:  # noqa: BLE001 - handed to the parent, which raises it
+            reply = (k, False, e)
+        try:
+            conn.send(reply)
+        except Exception as e:  # noqa: BLE001 - an unpicklable result or exception
+            conn.send((k, False, RuntimeError(f"a task's result could not be sent back: "
+                                              f"{type(e).__name__}: {e}")))
+
+
+def _died(process) -> WorkerDied:
+    """The ``WorkerDied`` error for a worker ``process`` that ended while running a task."""
+    process.join(timeout=1)
+    code = process.exitcode
+    how = (f"killed by {signal.Signals(-code).name}" if code is not None and code < 0
+           else f"exit code {code}")
+    return WorkerDied(f"a worker process died ({how}; the system may have run out of memory)")
+
+
 def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, close_fds: tuple,
               initializer: Callable | None, initargs: tuple) -> Iterator:
-    """``run_tasks`` over ``jobs`` worker processes (see there)."""
+    """``run_tasks`` over ``jobs`` worker processes (see there).
+
+    Each worker has a pipe of its own and runs one task at a time, so no lock or queue is shared
+    between processes: a worker killed at any moment (by Ctrl-C's clean-up, or the out-of-memory
+    killer) cannot leave a lock held that the others, or this process, would wait on for ever,
+    and its death is seen at once through its sentinel."""
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    before = set(mp.active_children())
-    pool = mp.get_context(method).Pool(
-        jobs, initializer=_start_worker,
-        initargs=(close_fds if method == "fork" else (), initializer, initargs))
-    workers = [p for p in mp.active_children() if p not in before]
-    finished: queue.Queue = queue.Queue()
+    ctx = mp.get_context(method)
+    procs, conns = [], []
     tasks = iter(tasks)
     ready: dict[int, object] = {}
+    busy: dict[int, int] = {}  # worker -> the task it runs
     submitted = yielded = 0
     more = True
     try:
+        for _ in range(jobs):
+            mine, theirs = ctx.Pipe(duplex=True)
+            p = ctx.Process(target=_worker_loop, daemon=True,
+                            args=(theirs, fn, close_fds if method == "fork" else (), initializer,
+                                  initargs))
+            p.start()
+            theirs.close()
+            procs.append(p)
+            conns.append(mine)
+        idle = list(range(jobs))
+        failure: WorkerDied | None = None
         while True:
-            while more and submitted - yielded < IN_FLIGHT_PER_WORKER * jobs:
+            while more and idle and submitted - yielded < IN_FLIGHT_PER_WORKER * jobs:
                 args = next(tasks, None)
                 if args is None:
                     more = False
                     break
-                pool.apply_async(fn, args, callback=functools.partial(_put, finished, submitted),
-                                 error_callback=functools.partial(_put, finished, submitted))
-                submitted += 1
-            if yielded == submitted:
-                break
-            while True:
+                w = idle.pop()
                 try:
-                    k, item = finished.get(timeout=WORKER_CHECK_SECONDS)
+                    conns[w].send((submitted, args))
+                except OSError:  # it died while idle
+                    failure = failure or _died(procs[w])
+                    more = False
                     break
-                except queue.Empty:
-                    _check_workers(workers)
-            if isinstance(item, BaseException):
-                raise item
-            ready[k] = item
+                busy[w] = submitted
+                submitted += 1
+            if not busy:
+                break
+            waiting = {conns[w]: w for w in busy}
+            ended = {procs[w].sentinel: w for w in busy}
+            signalled = wait_for_any([*waiting, *ended])
+            for obj in signalled:
+                w = waiting.get(obj)
+                if w is None:
+                    continue
+                try:
+                    k, ok, item = obj.recv()
+                except (EOFError, OSError):
+                    continue  # the worker died: its sentinel is signalled too
+                del busy[w]
+                idle.append(w)
+                if not ok:
+                    raise item
+                ready[k] = item
+            for obj in signalled:
+                w = ended.get(obj)
+                if w is not None and w in busy:
+                    # Its task is lost; the others' running tasks still finish and are handed
+                    # on (finished work is never dropped), then the error is raised.
+                    del busy[w]
+                    failure = failure or _died(procs[w])
+                    more = False
             while ready:
                 k = yielded if ordered else next(iter(ready))
                 if k not in ready:
                     break
                 yielded += 1
                 yield ready.pop(k)
-        pool.close()
-        pool.join()
+        if failure is not None:
+            raise failure
+        for conn in conns:
+            conn.send(None)
+        for p in procs:
+            p.join()
     finally:
-        pool.terminate()
-
-
-def _put(finished: queue.Queue, k: int, item) -> None:
-    finished.put((k, item))
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+        for p in procs:
+            p.join()
+        for conn in conns:
+            conn.close()
 
 
 def run_tasks(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, *, ordered: bool = False,
@@ -208,7 +267,7 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, *, ordered: b
     (when forked) and then run ``initializer(*initargs)``.
 
     A task's exception is raised here as it is. A worker that dies (killed by a signal, as the
-    out-of-memory killer does) raises ``WorkerDied`` within ``WORKER_CHECK_SECONDS``. On Ctrl-C,
+    out-of-memory killer does) raises ``WorkerDied`` at once. On Ctrl-C,
     an error, or when the caller stops iterating (``close()``), the queued tasks are dropped and
     the workers ended at once, not after their tasks.
     """
