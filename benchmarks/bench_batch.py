@@ -6,8 +6,8 @@
 After a warm-up run that loads or compiles every kernel (compilation excluded):
 
 1. How to time each deal (one process, seeds 0..timing-deals-1): the untimed batch kernel
-   (``_decide_batch``), the in-kernel clock (``_decide_timed``: libc ``clock_gettime`` called from
-   nopython code), and ``time.perf_counter_ns`` in Python around a per-deal ``_decide`` call.
+   (``decide_batch_flat``), the in-kernel clock (``decide_timed``: libc ``clock_gettime`` called from
+   nopython code), and ``time.perf_counter_ns`` in Python around a per-deal ``decide_flat`` call.
 2. The whole command ``pyramid batch --seeds 0:DEALS -q`` (winnability, default rules, all cores)
    as a subprocess: wall time against the 60 s target, and the resident memory of the run (the
    main process and its workers together, sampled every 0.2 s) at each tenth of the run and at
@@ -31,10 +31,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.batch.work import _decide_timed, workspace_for  # noqa: E402
+from solver.batch.work import decide_timed, workspace_for  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.rules import Rules  # noqa: E402
-from solver.pyramid.winnable import START, _decide, _decide_batch, rule_args  # noqa: E402
+from solver.pyramid.dfs import decide_batch_flat, decide_flat  # noqa: E402
+from solver.pyramid.winnable import START, rule_args  # noqa: E402
 
 TITLE = "## Batch scoring"
 TARGET_SECONDS = 60
@@ -55,25 +56,25 @@ def timing_methods(n: int) -> dict[str, float]:
     states = np.zeros(n, np.int64)
     ns = np.zeros(n, np.int64)
     small = slice(0, 100)
-    _decide_batch(deals[small], *args, 0, *ws.args(), outcome[small], states[small])
-    _decide_timed(deals[small], *args, 0, *ws.args(), outcome[small], states[small], ns[small])
+    decide_batch_flat(deals[small], *args, 0, *ws.args(), outcome[small], states[small])
+    decide_timed(deals[small], *args, 0, *ws.args(), outcome[small], states[small], ns[small])
     path = np.empty(len(ws.counts), dtype=np.int64)
 
     def untimed():
-        _decide_batch(deals, *args, 0, *ws.args(), outcome, states)
+        decide_batch_flat(deals, *args, 0, *ws.args(), outcome, states)
 
     def in_kernel():
-        _decide_timed(deals, *args, 0, *ws.args(), outcome, states, ns)
+        decide_timed(deals, *args, 0, *ws.args(), outcome, states, ns)
 
     def python_loop():
         for k in range(n):
             a = time.perf_counter_ns()
-            _decide(deals[k], START, *args, 0, *ws.args(), path)
+            decide_flat(deals[k], START, *args, 0, *ws.args(), path)
             ns[k] = time.perf_counter_ns() - a
 
-    methods = {"untimed batch kernel (_decide_batch)": untimed,
-               "clock_gettime inside the kernel (_decide_timed, used)": in_kernel,
-               "perf_counter_ns in Python around a per-deal _decide call": python_loop}
+    methods = {"untimed batch kernel (decide_batch_flat)": untimed,
+               "clock_gettime inside the kernel (decide_timed, used)": in_kernel,
+               "perf_counter_ns in Python around a per-deal decide_flat call": python_loop}
     rates = {name: 0.0 for name in methods}
     for _ in range(ROUNDS):  # interleaved rounds, best of each: the machine's load varies
         for name, fn in methods.items():
@@ -167,7 +168,7 @@ def main() -> None:
 
     summary = json.loads(text)
     jobs = a.jobs or len(os.sched_getaffinity(0))
-    base = rates["untimed batch kernel (_decide_batch)"]
+    base = rates["untimed batch kernel (decide_batch_flat)"]
     lines = [
         "Command: `python benchmarks/bench_batch.py "
         f"--deals {a.deals} --timing-deals {a.timing_deals} --optimal-deals {a.optimal_deals}`",

@@ -6,7 +6,7 @@ process pools and Dask), deterministic apart from the measured milliseconds: a d
 states and minimum moves depend only on the deal and the settings, never on which worker or chunk
 ran it.
 
-Timing. Winnability runs as one numba call per chunk (``_decide_timed``) that reads the monotonic
+Timing. Winnability runs as one numba call per chunk (``decide_timed``) that reads the monotonic
 clock around every deal itself: ``_clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
 nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
 ``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal, so the timed kernel
@@ -41,8 +41,8 @@ from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
 from solver.pyramid.layout import DECK_CARDS
 from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import (REASON_MEMORY, REASON_STATES, Outcome, Workspace, _decide,
-                                     rule_args)
+from solver.pyramid.dfs import decide_flat
+from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, rule_args
 from solver.pyramid.sources import line_error
 from solver.pyramid.state import START
 
@@ -76,13 +76,13 @@ def _clock_ns(typingctx):
 
 
 @njit(cache=True)
-def _decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
+def decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
                   touched, moves, counts, out_outcome, out_states, out_ns):
-    """``_decide_batch`` that also measures each deal's wall time in nanoseconds."""
+    """``solver.pyramid.dfs.decide_batch_flat`` that also measures each deal's wall time in nanoseconds."""
     path = np.empty(len(counts), dtype=np.int64)
     for k in range(deals.shape[0]):
         t0 = _clock_ns()
-        o, _, e = _decide(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
+        o, _, e = decide_flat(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
                           max_table, table, touched, moves, counts, path)
         out_ns[k] = _clock_ns() - t0
         out_outcome[k] = o
@@ -203,13 +203,13 @@ def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace
     states = np.zeros(n, dtype=np.int64)
     ns = np.zeros(n, dtype=np.int64)
     if IN_KERNEL_CLOCK:
-        _decide_timed(deals, *rule_args(rules), max_states, *ws.args(), outcome, states, ns)
+        decide_timed(deals, *rule_args(rules), max_states, *ws.args(), outcome, states, ns)
     else:  # pragma: no cover - other platforms time in Python around a per-deal call
         path = np.empty(len(ws.counts), dtype=np.int64)
         args = rule_args(rules)
         for k in range(n):
             t0 = time.perf_counter_ns()
-            outcome[k], _, states[k] = _decide(deals[k], START, *args, max_states, *ws.args(),
+            outcome[k], _, states[k] = decide_flat(deals[k], START, *args, max_states, *ws.args(),
                                                path)
             ns[k] = time.perf_counter_ns() - t0
     return outcome, states, ns

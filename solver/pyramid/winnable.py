@@ -34,19 +34,12 @@ import numpy as np
 
 from solver.core import memory
 from solver.pyramid.deals import check_deal
-from solver.pyramid.dfs import (FREE_DEPTH, Outcome, WorkspaceArgs, decide, decide_batch,
-                                decide_batch_flat, decide_flat)
+from solver.pyramid.dfs import FREE_DEPTH, Outcome, WorkspaceArgs, decide, decide_batch, decide_flat
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE, PTR_MASK,
                                   PTR_SHIFT, START, decode_move)
 
-_decide = decide_flat
-"""The per-deal kernel ``solver.pyramid.dfs.decide_flat`` under the name ``solver.batch.work`` and
-``tests/cli/test_faults_pyramid.py`` use (``solve_winnable`` calls it through this module, so a
-test can replace it)."""
-_decide_batch = decide_batch_flat
-"""The flat-argument batch kernel, for ``benchmarks/bench_batch.py``."""
 
 DEFAULT_TABLE_BITS = 20
 """The reused lost-position table starts with 2**20 slots (8 MiB) per search process."""
@@ -228,7 +221,7 @@ def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_S
     t0 = time.perf_counter()
     begin = START if start is None else np.uint64(start)
     try:
-        outcome, length, expanded = _decide(deal, begin, *rule, max_states, *ws.args(), path)
+        outcome, length, expanded = decide_flat(deal, begin, *rule, max_states, *ws.args(), path)
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0, reason=REASON_MEMORY)

@@ -103,10 +103,6 @@ def private_imports() -> list[str]:
 
 
 PENDING = {
-    "solver.batch.work imports solver.pyramid.winnable._decide",
-    "benchmarks.bench_batch imports solver.batch.work._decide_timed",
-    "benchmarks.bench_batch imports solver.pyramid.winnable._decide",
-    "benchmarks.bench_batch imports solver.pyramid.winnable._decide_batch",
     "benchmarks.bench_duizenden imports solver.games.duizenden.melds._hand_melds",
     "benchmarks.bench_duizenden imports solver.games.duizenden.play._deal",
     "benchmarks.bench_duizenden imports solver.games.duizenden.play._play_round",
