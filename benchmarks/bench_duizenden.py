@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 
 from solver.games.duizenden.game import simulate
-from solver.games.duizenden.melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, _hand_melds
-from solver.games.duizenden.play import _deal, _play_round
+from solver.games.duizenden.melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, hand_melds
+from solver.games.duizenden.play import deal_round, play_round_kernel
 from solver.games.duizenden.table import LOG_ROWS, SC_TURNS, new_work
 from solver.core.rng import new_state, shuffle
 
@@ -38,7 +38,7 @@ def _rounds_only(seed, n_rounds, n_players, work):
     rng = new_state(seed)
     turns = 0
     for r in range(n_rounds):
-        _play_round(rng, n_players, r % n_players, 0, 50, work)
+        play_round_kernel(rng, n_players, r % n_players, 0, 50, work)
         turns += work.sc[SC_TURNS]
     return turns
 
@@ -50,7 +50,7 @@ def _deals_only(seed, n_rounds, n_players, deck, loc, cnt, hsize, stock, owner, 
     rng = new_state(seed)
     total = 0
     for _ in range(n_rounds):
-        total += _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
+        total += deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
     return total
 
 
@@ -77,7 +77,7 @@ def _enumerations(hands, size):
     ctx[CTX_OPENED] = 1
     total = 0
     for h in range(hands.shape[0]):
-        total += _hand_melds(hands[h], -1, ctx, -1, spec)
+        total += hand_melds(hands[h], -1, ctx, -1, spec)
     return total
 
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import machine, timed, write_section  # noqa: E402
 
 from solver.games.hearts.game import HeartsRules, play_games  # noqa: E402
-from solver.games.hearts.kernels import _new_trace, _play_deal  # noqa: E402
+from solver.games.hearts.kernels import new_trace, play_deal  # noqa: E402
 from solver.core.rng import new_state  # noqa: E402
 from solver.core.stats import fmt_mean, fmt_p, mean_ci, wilson  # noqa: E402
 
@@ -69,11 +69,11 @@ def _deals_only(seed, n_deals, n, deck, points, pass_offsets, lead_card, must_br
     """``n_deals`` deals from one stream, the dealer moving left each deal; returns the sum of all
     points and the number of moons, so nothing is optimised away and the invariant can be held."""
     state = new_state(seed)
-    work, hands, dealt, passed, plays, leaders, winners, taken, dp = _new_trace(n, len(deck))
+    work, hands, dealt, passed, plays, leaders, winners, taken, dp = new_trace(n, len(deck))
     total = 0
     moons = 0
     for d in range(n_deals):
-        shooter = _play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
+        shooter = play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
                              must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
                              hands, dealt, passed, plays, leaders, winners, taken, dp)
         for s in range(n):

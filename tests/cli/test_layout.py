@@ -102,22 +102,8 @@ def private_imports() -> list[str]:
     return out
 
 
-PENDING = {
-    "benchmarks.bench_duizenden imports solver.games.duizenden.melds._hand_melds",
-    "benchmarks.bench_duizenden imports solver.games.duizenden.play._deal",
-    "benchmarks.bench_duizenden imports solver.games.duizenden.play._play_round",
-    "benchmarks.bench_hearts imports solver.games.hearts.kernels._new_trace",
-    "benchmarks.bench_hearts imports solver.games.hearts.kernels._play_deal",
-    "benchmarks.bench_onecard imports solver.games.onecard.sim._new_round_buffers",
-    "benchmarks.bench_onecard imports solver.games.onecard.sim._play_round",
-}
-"""Private imports found when this check was written (issue 13), left to the owners of those
-files: each goes when its kernel gets a public name. No new one may be added."""
-
-
 def test_no_private_name_is_imported_from_another_package():
-    found = {line.split(": ", 1)[1] for line in private_imports()}
-    assert sorted(found - PENDING) == []
+    assert private_imports() == []
 
 
 @pytest.mark.parametrize("source, module, bad", [

@@ -18,7 +18,7 @@ from solver.games.duizenden.melds import (
     FLAG_DISCARD_LAST, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
     FLAG_QUEEN_KEPT, M_CARDS, M_N, M_OWNER, M_POS, M_TYPE, MELD_RUN, POINTS)
 from solver.games.duizenden.play import (END_EXHAUSTED, END_OUT, END_TURN_LIMIT, _play_game,
-                                         _play_round, game_rng, new_records)
+                                         play_round_kernel, game_rng, new_records)
 from solver.games.duizenden.table import (
     HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE, LOG_ROWS, SC_LOG_N, SC_LOG_ON, SC_MELDS,
     SC_OUT, SC_POT, SC_STOCK, SC_TURNS, new_work)
@@ -122,7 +122,7 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
     loc, cnt, melds, owner, sc = work.loc, work.cnt, work.melds, work.owner, work.sc
     sc[SC_LOG_ON] = 1 if log else 0
     rng = game_rng(seed, 0)
-    end = _play_round(rng, players, start, variants.flags, variants.penalty, work)
+    end = play_round_kernel(rng, players, start, variants.flags, variants.penalty, work)
     deal = work.deck.copy()
     return {
         "end": END_NAMES[int(end)],

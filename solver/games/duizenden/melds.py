@@ -85,7 +85,7 @@ FLAG_DISCARD_LAST = 8
 FLAG_QUEEN_KEPT = 16
 """Variant 5: the queen of spades may not be discarded even as the last card."""
 
-# spec: one meld chosen by _hand_melds.
+# spec: one meld chosen by hand_melds.
 SPEC_TYPE, SPEC_KEY, SPEC_LO, SPEC_HI, SPEC_JOKERS = 0, 1, 2, 3, 4
 SPEC_SUITS, SPEC_N, SPEC_POINTS = 5, 9, 10
 """Run: key = suit, lo..hi positions, SPEC_JOKERS = bit mask of the joker positions.
@@ -147,7 +147,7 @@ def _next_subset(sub):
 
 @njit(_SUIT_RUNS_SIG, cache=True)
 def _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt):
-    """Runs of ``suit`` (all windows, all joker placements); see ``_hand_melds``."""
+    """Runs of ``suit`` (all windows, all joker placements); see ``hand_melds``."""
     jokers = cnt[KIND_JOKER]
     must_a = -1
     must_b = -1
@@ -268,7 +268,7 @@ def _rank_sets(cnt, rank, must, ctx, target, spec, idx, avail, take):
 
 
 @njit(_HAND_MELDS_SIG, cache=True)
-def _hand_melds(cnt, must, ctx, target, spec):
+def hand_melds(cnt, must, ctx, target, spec):
     """Every distinct meld the pool ``cnt`` (53 kind counts) can lay: runs then sets.
 
     Distinct means a different multiset of kinds or a different joker assignment (a run's joker

@@ -16,7 +16,7 @@ from solver.games.duizenden.melds import (
     CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_LEN, CTX_OPENED, CTX_OPENING_TURN, CTX_POOL,
     CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
     FLAG_QUEEN_KEPT, M_CARDS, M_JOKERS, M_N, N_KINDS, OPENING_POINTS, POINTS, QS_KIND, SPEC_LEN,
-    SPEC_POINTS, _hand_melds, _layoffs, _swaps)
+    SPEC_POINTS, hand_melds, _layoffs, _swaps)
 from solver.games.duizenden.options import MAX_PLAYERS, TARGET_POINTS
 from solver.games.duizenden.table import (
     EV_ANNOUNCE, EV_DECLINE, EV_DISCARD, EV_DRAW, EV_EXCHANGE, EV_EXHAUSTED, EV_LAYOFF,
@@ -91,7 +91,7 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
             if _kind(pot[i]) == QS_KIND:
                 ctx[CTX_EXTRA_QUEENS] += 1
         cnt[seat, tk] += 1
-        n_pot = _hand_melds(cnt[seat], tk, ctx, -1, spec)
+        n_pot = hand_melds(cnt[seat], tk, ctx, -1, spec)
         cnt[seat, tk] -= 1
     if n_stock + n_pot == 0:
         return STEP_STUCK
@@ -104,7 +104,7 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
         _log(log, sc, EV_DRAW, seat, card, 0, 0)
         return STEP_ON
     cnt[seat, tk] += 1
-    _hand_melds(cnt[seat], tk, ctx, below(rng, n_pot), spec)
+    hand_melds(cnt[seat], tk, ctx, below(rng, n_pot), spec)
     cnt[seat, tk] -= 1
     sc[SC_POT] -= 1
     _to_hand(top, seat, loc, cnt, hsize)
@@ -151,7 +151,7 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
     prov = 0
     while True:
         _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags)
-        n_m = _hand_melds(cnt[seat], -1, ctx, -1, spec)
+        n_m = hand_melds(cnt[seat], -1, ctx, -1, spec)
         n_l = 0
         n_s = 0
         if opened[seat] == 1:
@@ -165,7 +165,7 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
                 _undo(seat, first, loc, cnt, hsize, owner, melds, sc)
             return STEP_ON
         if a < n_m:
-            _hand_melds(cnt[seat], -1, ctx, a, spec)
+            hand_melds(cnt[seat], -1, ctx, a, spec)
             m = _lay_meld(spec, seat, -1, loc, cnt, hsize, owner, melds, sc)
             _log_meld(log, _log(log, sc, EV_MELD, seat, spec[SPEC_POINTS], m, 0), melds, m)
             if opened[seat] == 0:
@@ -289,7 +289,7 @@ def _score(n_players, loc, cnt, owner, penalty, scores):
 
 
 @njit(cache=True)
-def _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc):
+def deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc):
     for i in range(MAX_CARDS):
         deck[i] = i
     shuffle(rng, deck)
@@ -317,7 +317,7 @@ def _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, 
 
 
 @njit(cache=True)
-def _play_round(rng, n_players, start, flags, pen_points, work):
+def play_round_kernel(rng, n_players, start, flags, pen_points, work):
     """Deal and play one round from ``start`` with the ``RoundWork`` arrays ``work``; fills its
     ``scores`` and ``sc``; returns END_*."""
     deck, loc, cnt, hsize = work.deck, work.loc, work.cnt, work.hsize
@@ -328,7 +328,7 @@ def _play_round(rng, n_players, start, flags, pen_points, work):
     act = np.zeros(3, dtype=np.int64)
     sc[SC_START] = start
     sc[SC_LOG_N] = 0
-    open_card = _deal(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
+    open_card = deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
     seat, open_card = _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card)
     # The decliner draws from the stock; the open card turned face down starts the pot.
     loc[open_card] = LOC_POT
@@ -375,7 +375,7 @@ def _play_game(rng, n_players, flags, pen_points, max_rounds, work, rec, totals)
     unfinished)."""
     totals[:] = 0
     for r in range(max_rounds):
-        end = _play_round(rng, n_players, r % n_players, flags, pen_points, work)
+        end = play_round_kernel(rng, n_players, r % n_players, flags, pen_points, work)
         scores, sc = work.scores, work.sc
         best = -1 << 40
         for p in range(n_players):

@@ -22,7 +22,7 @@ from solver.games.duizenden.melds import (
     CTX_POOL, CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, KIND_JOKER, M_CARDS, M_HI, M_JOKERS,
     M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE, MAX_MELDS, MAX_RUN, MELD_RUN, MELD_SET, MELD_WIDTH,
     MIN_MELD, N_KINDS, QS_KIND, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO, SPEC_SUITS,
-    SPEC_TYPE, _hand_melds, _layoffs, _swaps, run_kind)
+    SPEC_TYPE, hand_melds, _layoffs, _swaps, run_kind)
 from solver.games.duizenden.play import _may_discard
 
 
@@ -134,10 +134,10 @@ def decode_spec(spec: np.ndarray) -> tuple:
 
 def _melds_of(cnt, must, ctx) -> list[tuple]:
     spec = np.zeros(SPEC_LEN, dtype=np.int64)
-    n = _hand_melds(cnt, must, ctx, -1, spec)
+    n = hand_melds(cnt, must, ctx, -1, spec)
     out = []
     for i in range(n):
-        _hand_melds(cnt, must, ctx, i, spec)
+        hand_melds(cnt, must, ctx, i, spec)
         out.append(decode_spec(spec))
     return out
 

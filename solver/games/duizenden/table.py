@@ -72,7 +72,7 @@ class RoundWork(NamedTuple):
 
 
 def new_work(log_rows: int = 0) -> RoundWork:
-    """Fresh state arrays for ``_play_round`` / ``_play_game`` (sized for six players)."""
+    """Fresh state arrays for ``play_round_kernel`` / ``_play_game`` (sized for six players)."""
     return RoundWork(deck=np.arange(MAX_CARDS, dtype=np.int64),
                      loc=np.zeros(MAX_CARDS, dtype=np.int64),
                      cnt=np.zeros((MAX_PLAYERS, N_KINDS), dtype=np.int64),

@@ -158,7 +158,7 @@ def _score_moon(n, taken, moon_mask, moon_points, moon_rule, deal_points):
 
 
 @njit(cache=True)
-def _play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_card, must_break,
+def play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_card, must_break,
                ban_mask, moon_mask, moon_points, moon_rule, work, hands, dealt, passed, plays,
                leaders, winners, taken, deal_points):
     """Play one deal at random; fill the trace arrays and ``deal_points``; return the shooter."""
@@ -206,7 +206,7 @@ def _play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_ca
 
 
 @njit(cache=True)
-def _new_trace(n, cards):
+def new_trace(n, cards):
     """Work and trace arrays for deals of ``n`` players with ``cards`` cards in play."""
     tricks = cards // n
     return (np.empty(cards, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
@@ -230,7 +230,7 @@ def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_c
     deal_pts = np.empty((cap, n), np.int16)
     shooters = np.empty(cap, np.int8)
     pos = 0
-    work, hands, dealt, passed, plays, leaders, winners, taken, dp = _new_trace(n, len(deck))
+    work, hands, dealt, passed, plays, leaders, winners, taken, dp = new_trace(n, len(deck))
     for g in range(n_games):
         state = new_state(stream_seed(seed, first_game + g))
         scores = final[g]
@@ -244,7 +244,7 @@ def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_c
                 grown_s = np.empty(cap, np.int8)
                 grown_s[:pos] = shooters[:pos]
                 shooters = grown_s
-            shooter = _play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
+            shooter = play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
                                  must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
                                  hands, dealt, passed, plays, leaders, winners, taken, dp)
             top = scores[0] + dp[0]
@@ -270,7 +270,7 @@ def _trace_deal(seed, game, deal_no, n, deck, points, pass_offsets, lead_card, m
     """Replay game ``game`` of ``seed`` up to deal ``deal_no`` (0-based) exactly as
     ``_play_games`` plays it; return that deal's trace, its shooter, the scores before it and the
     number of deals after which the game had already ended (-1 if it had not)."""
-    work, hands, dealt, passed, plays, leaders, winners, taken, dp = _new_trace(n, len(deck))
+    work, hands, dealt, passed, plays, leaders, winners, taken, dp = new_trace(n, len(deck))
     state = new_state(stream_seed(seed, game))
     before = np.zeros(n, np.int64)
     shooter = -1
@@ -280,7 +280,7 @@ def _trace_deal(seed, game, deal_no, n, deck, points, pass_offsets, lead_card, m
             before[s] += dp[s]
         if ended < 0 and d > 0 and before.max() >= target:
             ended = d
-        shooter = _play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
+        shooter = play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
                              must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
                              hands, dealt, passed, plays, leaders, winners, taken, dp)
     return dealt, passed, plays, leaders, winners, taken, dp, shooter, before, ended

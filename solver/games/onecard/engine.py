@@ -66,7 +66,7 @@ MAX_ROUNDS = 1000
 """Guard on the rounds of one game (ties at the top play on); never reached in practice."""
 STRENGTH_LEVELS = len(EUCHRE_RANKS)
 
-# Round result fields (``res`` array of ``_play_round``).
+# Round result fields (``res`` array of ``play_round_kernel``).
 RES_BIDDER, RES_BID, RES_TRUMP, RES_LEADER, RES_LAST_WINNER, RES_ONE_CARD, RES_SWITCH, \
     RES_NBIDS = range(8)
 RES_FIELDS = 8

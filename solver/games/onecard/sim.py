@@ -50,7 +50,7 @@ ROUNDS_PER_GAME_GUESS = 8
 
 
 @njit(cache=True)
-def _new_round_buffers():
+def new_round_buffers():
     return (np.empty(DECK_SIZE, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
             np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.int64),
             np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(RES_FIELDS, dtype=np.int64),
@@ -59,7 +59,7 @@ def _new_round_buffers():
 
 
 @njit(cache=True)
-def _play_round(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
+def play_round_kernel(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
                 trick_log):
     """Deal, bid and play one round; fills the captured piles, points and scores."""
     one_card = _deal(state, n, dealer, deck, buf, hands)
@@ -98,14 +98,14 @@ def _record_round(n, dealer, hands, cap, pts, scored, res, out, mask_out):
 @njit(cache=True)
 def _play_game(state, n, deck, joker, rounds_out, masks_out, r0, game_out):
     """One game to 30 from a fresh stream: rounds go to rows ``r0..`` of ``rounds_out``."""
-    buf, hands, cap, pts, scored, res, bid_log, trick_log = _new_round_buffers()
+    buf, hands, cap, pts, scored, res, bid_log, trick_log = new_round_buffers()
     totals = np.zeros(n, dtype=np.int64)
     dealer = below(state, n)
     first = dealer
     winner = UNFINISHED
     rounds = 0
     while rounds < MAX_ROUNDS:
-        _play_round(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
+        play_round_kernel(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
                     trick_log)
         _record_round(n, dealer, hands, cap, pts, scored, res, rounds_out[r0 + rounds],
                       masks_out[r0 + rounds:r0 + rounds + 1])
@@ -283,7 +283,7 @@ def _first_round(seed, game, n, deck, joker, hands0, cap, pts, scored, res, bid_
     """The first round of game ``game``, exactly as ``_play_game`` plays it; returns the dealer."""
     state = new_state(stream_seed(seed, game))
     dealer = below(state, n)
-    buf, hands, _c, _p, _s, _r, _b, _t = _new_round_buffers()
+    buf, hands, _c, _p, _s, _r, _b, _t = new_round_buffers()
     one_card = _deal(state, n, dealer, deck, buf, hands)
     for s in range(n):
         hands0[s] = hands[s]
