@@ -317,16 +317,20 @@ def test_reason_goes_with_unknown_only(kwargs):
 
 def test_compile_time_is_not_search_time(tmp_path):
     """With a cold numba cache the first run says once that it compiles, and reports the search's
-    own milliseconds; the second run is silent. (``--any`` compiles only the winnability kernel:
-    the same loading path as the minimum-move search at half the compile time.)"""
+    own milliseconds; the second run is silent. The minimum-move path loads every kernel a search
+    calls (its winnability search included), so no compilation can fall inside the clock."""
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     t0 = time.perf_counter()
-    cold = run_pyramid(["solve", "--seed", "1", "--any"], env=env)
+    cold = run_pyramid(["solve", "--seed", "1"], env=env)
     wall_ms = (time.perf_counter() - t0) * 1000
     assert cold.returncode == 0, cold.stderr[-2000:]
     notices = [x for x in cold.stderr.splitlines() if x.startswith("Compiling ")]
     assert len(notices) == 1 and error_lines(cold.stderr) == [], cold.stderr
     ms = float(re.search(r"in ([0-9.]+) ms\.", cold.stdout).group(1))
     assert ms < wall_ms / 10, (ms, wall_ms)
-    warm = run_pyramid(["solve", "--seed", "1", "--any"], env=env)
+    warm = run_pyramid(["solve", "--seed", "1"], env=env)
     assert warm.returncode == 0 and warm.stderr == "", warm.stderr
+    # A kernel compiled inside the clock adds hundreds of milliseconds to the cold figure; the
+    # search itself takes the same few milliseconds both times (generous bounds for a busy box).
+    warm_ms = float(re.search(r"in ([0-9.]+) ms\.", warm.stdout).group(1))
+    assert ms < 5 * warm_ms + 150, (ms, warm_ms)

@@ -201,7 +201,7 @@ def load_kernels() -> None:
     ctab = class_tables(deal, rule.overlap)
     start_bound(deal, ctab, START, rule)
     ws = OptimalWorkspace.create(MIN_POSITIONS)
-    ws.winnability(rules)  # loads the winnability kernel too
+    solve_winnable(deal, rules, max_states=1, workspace=ws.winnability(rules))  # its kernel too
     astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
     rehash(ws.index, ws.keys, 0)
     astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
