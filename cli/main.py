@@ -150,8 +150,12 @@ class PyramidGroup(click.Group):
         return sorted(set(super().list_commands(ctx)) | set(self.lazy))
 
     def canonical(self, name: str) -> str:
-        """The command name an alias stands for (the name itself otherwise)."""
-        return self.aliases.get(name, name)
+        """The command name an alias stands for (the name itself otherwise); a name in the wrong
+        case (``Hearts``, ``OLD-MAID``) is read as the command it spells."""
+        name = self.aliases.get(name, name)
+        if name not in self.commands and name not in self.lazy and name.lower() != name:
+            return self.canonical(name.lower())
+        return name
 
     def get_command(self, ctx, name):
         name = self.canonical(name)

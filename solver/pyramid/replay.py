@@ -405,8 +405,8 @@ class ReplayResult:
             return f"step {self.failed_step} is illegal: {self.reason}"
         if self.won:
             return f"won in {self.moves} moves"
-        return (f"legal but not won: {self.moves} moves, {self.position.pyramid_left()} "
-                f"pyramid cards left")
+        moves = "1 move" if self.moves == 1 else f"{self.moves} moves"
+        return f"legal but not won: {moves}, {self.position.pyramid_left()} pyramid cards left"
 
 
 def replay(deal, rules: Rules, steps) -> ReplayResult:

@@ -45,6 +45,13 @@ def test_an_unknown_command_suggests_the_closest():
     assert line.startswith("Error: No such command 'solv'.")
 
 
+@pytest.mark.parametrize("spelled", ["Hearts", "OLD-MAID", "OldMaid"])
+def test_a_game_name_in_another_case_is_the_game(spelled):
+    res = invoke("simulate", spelled, "--games", "3", "-q", "-j", "1", "--json")
+    assert res.exit_code == 0, res.stderr
+    assert json.loads(res.stdout)["game"] == spelled.lower().replace("oldmaid", "old-maid")
+
+
 def test_help_lists_each_game_once_by_its_canonical_name():
     out = invoke("simulate", "--help").stdout
     for game in GAME_MODULES:

@@ -560,3 +560,13 @@ def test_reference_lost_when_a_card_covers_all_its_partners():
     swapped[7], swapped[27] = swapped[27], swapped[7]
     pos2 = endgame_position(swapped, STANDARD, seed=1, pyramid_left=28, stock_left=8, drawn=0)
     assert ("pair", C("Qd"), C("Ac")) in pos2.legal_steps()
+
+
+def test_the_verdict_counts_one_move_in_the_singular():
+    from solver.pyramid.deals import deal_from_seed
+
+    deal = deal_from_seed(1)
+    assert replay(deal, STANDARD, [("draw",)]).message() == \
+        "legal but not won: 1 move, 28 pyramid cards left"
+    assert replay(deal, STANDARD, [("draw",)] * 2).message() == \
+        "legal but not won: 2 moves, 28 pyramid cards left"
