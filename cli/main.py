@@ -310,9 +310,7 @@ def analyse() -> None:
 def show(ctx, seed, deal_text, as_json) -> None:
     """Print a deal: a Pyramid deal (pyramid show --seed N) or another game's (pyramid show GAME)."""
     if ctx.invoked_subcommand is None:
-        from cli.pyramid import show_pyramid
-
-        show_pyramid(seed, deal_text, as_json)
+        pyramid.show_pyramid(seed, deal_text, as_json)
         return
     given = [(opt, value) for opt, value in (("--seed", seed), ("--deal", deal_text),
                                              ("--json", as_json)) if value not in (None, False)]

@@ -36,8 +36,9 @@ DEFAULT_CHUNK = 20_000
 MAX_GAMES = 100_000_000
 """Most games one run may play: every game's record is kept in memory until the summary."""
 IN_FLIGHT_PER_WORKER = 2
-"""Chunks handed to the pool per worker at a time: enough to keep every worker busy, few enough
-that Ctrl-C (or an error) has almost nothing queued to cancel."""
+"""Chunks started or finished but not yet handed on, per worker: each worker runs one chunk at a
+time, and this bounds the finished chunks held back while an earlier one (in task order) is
+still running, so memory stays bounded and Ctrl-C has little to throw away."""
 PR_SET_PDEATHSIG = 1
 """Linux ``prctl`` option: the signal a process gets when its parent dies."""
 

@@ -6,8 +6,8 @@ import pytest
 from reference.hearts import hands_after_pass
 from solver.games.hearts import kernels as K
 from solver.core.cards import format_cards, mask_of, parse_cards
-from solver.games.hearts.game import (HeartsRules, find_preset, hand_order, legal_moves, pass_name,
-                           trace_deal)
+from solver.games.hearts.game import HeartsRules, legal_moves, trace_deal
+from solver.games.hearts.rules import find_preset, hand_order, pass_name
 
 BM = HeartsRules("black-maria", 4)
 H = HeartsRules("hearts", 4)

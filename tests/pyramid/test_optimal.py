@@ -273,3 +273,14 @@ def test_start_with_too_many_recycles_is_refused():
     start = pack_position(deal, 1, [], [int(deal[PYRAMID_CARDS])], 3, True)
     with pytest.raises(ValueError, match="recycles"):
         solve_optimal(deal, PRESETS["msc"], start=start)
+
+
+def test_the_workspace_owns_exactly_the_kernels_arrays():
+    """``OptimalWorkspace`` hands its arrays to the kernel by the names of ``AStarArrays``: a field
+    added to one and not the other fails here, not inside a kernel."""
+    import dataclasses
+
+    from solver.pyramid.optimal.api import WORKSPACE_ARRAYS, OptimalWorkspace
+
+    owned = tuple(f.name for f in dataclasses.fields(OptimalWorkspace) if f.name != "dfs")
+    assert owned == WORKSPACE_ARRAYS

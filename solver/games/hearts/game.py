@@ -26,11 +26,9 @@ import numpy as np
 
 from solver.games.hearts import kernels as K
 from solver.core.cards import CLUBS, HEARTS, NATURAL_CARDS, SUITS, card_suit, mask_of
-from solver.games.hearts.rules import (  # noqa: F401 - re-exported
-    MIN_PLAYERS, MAX_PLAYERS, DEFAULT_TARGET, MAX_TARGET, MAX_DEALS, MOON_RULES, LEFT, RIGHT,
-    NO_PASS, QUEEN_OF_SPADES, KING_OF_SPADES, ACE_OF_SPADES, JACK_OF_DIAMONDS, OMNIBUS_POINTS,
-    SPOT_QUEEN_POINTS, Preset, BLACK_MARIA, HEARTS_STANDARD, PRESETS, find_preset, pass_name,
-    trick_rank, hand_order)
+from solver.games.hearts.rules import (
+    MIN_PLAYERS, MAX_PLAYERS, DEFAULT_TARGET, MAX_TARGET, MAX_DEALS, QUEEN_OF_SPADES, JACK_OF_DIAMONDS,
+    OMNIBUS_POINTS, SPOT_QUEEN_POINTS, Preset, PRESETS, find_preset, trick_rank)
 from solver.core.rng import check_seed
 from solver.core.runner import run_games
 from solver.core.stats import histogram, mean_ci, wilson

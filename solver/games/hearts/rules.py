@@ -1,6 +1,6 @@
 """Black Maria and standard Hearts as data: the two presets, the table limits, pass names and
 the display order of cards. Plain Python (no numba), so the command line can build its options
-and help from it without loading the kernels; ``solver.games.hearts.game`` re-exports every name.
+and help from it without loading the kernels (``solver.games.hearts.game`` builds on it).
 """
 
 from __future__ import annotations

@@ -79,6 +79,10 @@ DEFAULT_RULES = PRESETS["standard"]
 """The rules used when none are given (the standard rules' defaults, docs/pyramid.md)."""
 
 
+WORKSPACE_ARRAYS = AStarArrays._fields[:-1]
+"""The arrays an ``OptimalWorkspace`` owns: every field of ``AStarArrays`` but the registers."""
+
+
 @dataclass
 class OptimalWorkspace:
     """The A* arrays, reused across searches (they grow on demand, see
@@ -106,8 +110,8 @@ class OptimalWorkspace:
                    head=np.full((MAX_F, H_BUCKETS), -1, dtype=np.int32))
 
     def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.keys, self.parent, self.gs, self.index, self.e_node,
-                                      self.e_next, self.head))
+        """Bytes held by the A* arrays."""
+        return sum(getattr(self, name).nbytes for name in WORKSPACE_ARRAYS)
 
     def winnability(self, rules: Rules) -> Workspace:
         """The winnability search's workspace for ``rules``, created once (it costs ~10 ms)."""
@@ -169,8 +173,7 @@ class OptimalWorkspace:
 
     def arrays(self, regs: np.ndarray) -> AStarArrays:
         """The arrays of one ``astar_run`` call (taken afresh: growing replaces them)."""
-        return AStarArrays(self.keys, self.parent, self.gs, self.index, self.e_node, self.e_next,
-                           self.head, regs)
+        return AStarArrays(*(getattr(self, name) for name in WORKSPACE_ARRAYS), regs)
 
 
 def _new_regs(upper: int) -> np.ndarray:
