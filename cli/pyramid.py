@@ -316,14 +316,45 @@ CHECK_WON, CHECK_INCOMPLETE, CHECK_ILLEGAL = "won", "incomplete", "illegal"
 """``check``'s outcomes: the moves win; they are all legal but do not win; one is illegal."""
 
 
+def losing_lines(deal, rules: Rules, steps, losing) -> list[str]:
+    """The text of ``check``'s answer to "where did it go wrong" (a ``LosingMove``): after which
+    move the deal stopped being winnable, a move that keeps it winnable there and the shortest
+    win from there, numbered."""
+    from solver.pyramid.blunder import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
+    from solver.pyramid.explain import describe_steps
+    from solver.pyramid.replay import format_step, replay
+
+    if losing.status == STATUS_NEVER:
+        return ["It was never winnable."]
+    if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
+        return ["Where it stopped being winnable is unknown (a search limit or the memory ran "
+                "out)."]
+    count = len(losing.win_from_there)
+    word = "move wins" if count == 1 else "moves win"
+    kind = "the minimum" if losing.optimal else "not proven the fewest"
+    if losing.status == STATUS_STILL:
+        before = len(steps)
+        lines = [f"It can still be won: {count} more {word} from here ({kind})."]
+    else:
+        before = losing.move - 1
+        lines = [f"It stopped being winnable after move {losing.move} "
+                 f"({format_step(losing.played)}).",
+                 f"Move {losing.move} could have been {format_step(losing.instead)}, which keeps it "
+                 f"winnable: {count} {word} from there, this one included ({kind}):"]
+    pos = replay(deal, rules, steps[:before]).position
+    return lines + describe_steps(deal, rules, losing.win_from_there, pos)
+
+
 @click.command()
 @deal_options
 @rules_options
 @click.option("--solution", required=True, help='The moves, e.g. "draw 6h+7c Kd recycle".')
 @json_option
 def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
-    """Replay a move list against a deal: does it win, or where does it first go wrong?
-    Exit 0 when it wins, 1 when it does not, 2 for bad input."""
+    """Replay a move list against a deal: does it win, or where does it first go wrong? For legal
+    moves that do not win: after which move the deal stopped being winnable, a move that would
+    have kept it winnable and the shortest win from there.
+    Exit 0 when it wins, 1 when it does not, 2 for bad input, 3 when left unknown."""
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
         from solver.pyramid.deals import format_deal
@@ -333,13 +364,25 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
     result = replay(deal, rules, steps)
     won = result.ok and result.won
     outcome = CHECK_WON if won else CHECK_INCOMPLETE if result.ok else CHECK_ILLEGAL
+    losing = None
+    if outcome == CHECK_INCOMPLETE:
+        with engines_loading():
+            from solver.pyramid.blunder import STATUS_UNKNOWN, first_losing_move
+
+            ws = prepared_workspace(rules, any_line=False)  # kernels loaded before the clock
+        losing = first_losing_move(deal, rules, steps, workspace=ws)
     if as_json:
         echo_json({**ident, "deal": format_deal(deal), "rules": rules.to_dict(),
                    "outcome": outcome, "moves": result.moves,
                    "failed_step": result.failed_step, "error": result.reason,
-                   "pyramid_left": result.position.pyramid_left()})
+                   "pyramid_left": result.position.pyramid_left(),
+                   "losing": None if losing is None else losing.to_dict()})
     else:
         click.echo(result.message())
+        if losing is not None:
+            click.echo("\n".join(losing_lines(deal, rules, steps, losing)))
+    if losing is not None and losing.status == STATUS_UNKNOWN:
+        sys.exit(EXIT_UNKNOWN)
     sys.exit(EXIT_WON if won else EXIT_LOST)
 
 
