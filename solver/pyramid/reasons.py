@@ -41,11 +41,22 @@ The kinds (``REASON_KINDS``), each a statement a player can check on the layout:
     group of one.)
 ``out_of_reach``
     The same with limited recycles and none left: then a waste card under a card of the group
-    never comes up again, so its partners cannot use it. "Jh (waste) can never go and the only 2
-    left lies under it in the waste".
+    never comes up again, so its partners cannot use it, and two waste cards never pair (the
+    waste top and the stock top are never both waste cards). "Jh (waste) can never go and the
+    only 2 left lies under it in the waste".
+``class_order``
+    The cards of two values making 13 (say the 8s and 5s) played on their own: every other card
+    is taken as gone the moment it is in the way, every stock or waste card as at hand whenever
+    it is wanted, and every order of their pairs is tried (at most 2**8 sets of cards). If even
+    then the 8s and 5s that must go cannot all go, they cannot in the real game either, where
+    the other cards only get in the way more. "the 8s and 5s cannot all go, in any order of
+    play: ...".
 
 ``find_reason`` tries the kinds in this order and keeps the smallest group it can (a group is
-shrunk card by card while it still proves the loss), so the printed proof stays short.
+shrunk card by card while it still proves the loss), so the printed proof stays short. A dead
+card is the one-card case of the group kinds; ``class_order`` also finds most proofs of the
+first three kinds whose cards are of one pair of values, but its proof is a search over orders
+of play, so it comes last.
 """
 
 from __future__ import annotations
@@ -60,9 +71,9 @@ from solver.pyramid.layout import (ABOVE, BELOW, COL_OF, DIRECT, PYRAMID_CARDS, 
 from solver.pyramid.rules import Rules
 from solver.pyramid.state import START, field_mask, field_shift
 
-REASON_KINDS = ("dead_card", "class_exhausted", "buried_partners", "out_of_reach")
+REASON_KINDS = ("dead_card", "class_exhausted", "buried_partners", "out_of_reach", "class_order")
 """The kinds of proof, in the order ``find_reason`` tries them (the module docstring states each)."""
-DEAD_CARD, CLASS_EXHAUSTED, BURIED_PARTNERS, OUT_OF_REACH = REASON_KINDS
+DEAD_CARD, CLASS_EXHAUSTED, BURIED_PARTNERS, OUT_OF_REACH, CLASS_ORDER = REASON_KINDS
 PAIR_SUM = 13
 """Two cards pair when their values sum to this (a king, 13, goes alone)."""
 MAX_GROUP_CARDS = 8
@@ -74,12 +85,15 @@ RANK_WORDS = {1: "ace", 11: "jack", 12: "queen", 13: "king"}
 
 @dataclass(frozen=True)
 class LossReason:
-    """A proof that a position is lost: ``card`` can never be removed.
+    """A proof that a position is lost.
 
-    ``kind`` is one of ``REASON_KINDS``; ``partners`` are the other cards the proof is about (card
-    ids): for ``dead_card`` the partners still in play, for ``class_exhausted`` the rest of the
-    group and the partners it can meet, for the group kinds the rest of the group. ``text`` is
-    the proof in one sentence.
+    ``kind`` is one of ``REASON_KINDS``. ``card`` (a card id) must go and can never be removed
+    (``dead_card``, ``buried_partners``, ``out_of_reach``), or is one of a set of cards that
+    cannot all be removed (``class_exhausted``, ``class_order``). ``partners`` are the other cards
+    the proof is about (card ids): for ``dead_card`` its partners still in play, for
+    ``class_exhausted`` the rest of the group and the partners it can meet, for the group kinds
+    the rest of the group, for ``class_order`` the other cards of the two values in play.
+    ``text`` is the proof in one sentence.
     """
 
     kind: str
@@ -238,6 +252,42 @@ def _hall_violation(f: _Facts) -> tuple[list[int], list[int]] | None:
     return best
 
 
+def _class_clears(f: _Facts, v: int) -> bool:
+    """Whether the in-play cards of values ``v`` and 13-``v`` that must go could all go, in the
+    game of those cards alone (``class_order``): every other card is taken as gone whenever it
+    is in the way, every stock or waste card as available whenever it is wanted."""
+    cards = [s for s in f.slots if f.values[s] in (v, PAIR_SUM - v)]
+    goal = sum(1 << k for k, s in enumerate(cards) if f.must_go(s))
+    cover = [sum(1 << k for k, t in enumerate(cards)
+                 if s < PYRAMID_CARDS and t < PYRAMID_CARDS and int(ABOVE[s]) >> t & 1)
+             for s in cards]
+    pairs = [((1 << i) | (1 << j), cover[i] | cover[j])
+             for i, j in combinations(range(len(cards)), 2)
+             if f.values[cards[i]] + f.values[cards[j]] == PAIR_SUM
+             and can_meet(f, cards[i], cards[j])]
+    seen = {(1 << len(cards)) - 1}
+    todo = list(seen)
+    while todo:
+        m = todo.pop()
+        if not m & goal:
+            return True
+        for both, covers in pairs:
+            if m & both == both and not covers & m & ~both:
+                n = m & ~both
+                if n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+    return False
+
+
+def _stuck_class(f: _Facts) -> int | None:
+    """The smallest value ``v`` (1..6) whose class cannot be cleared (``_class_clears``)."""
+    for v in range(1, PAIR_SUM // 2 + 1):
+        if not _class_clears(f, v):
+            return v
+    return None
+
+
 # --------------------------------------------------------------------------- text
 
 def _rank_word(v: int) -> str:
@@ -290,25 +340,31 @@ def _group_text(f: _Facts, card: int, group: set, kind: str) -> str:
             f"each {where}")
 
 
+def _order_text(f: _Facts, v: int, cards: list[int]) -> str:
+    names = ", ".join(_where(f, s) for s in cards)
+    return (f"the {_plural(v)} and {_plural(PAIR_SUM - v)} cannot all go, in any order of play: "
+            f"{names}; whatever pairs they form and in whatever order, one of them that must go "
+            f"stays covered by another or without a partner")
+
+
 # --------------------------------------------------------------------------- public API
 
 def _reason(f: _Facts, kind: str, card: int, partners: list[int], text: str) -> LossReason:
     return LossReason(kind, f.deal[card], tuple(f.deal[t] for t in partners), text)
 
 
-def _candidates(f: _Facts) -> list[LossReason]:
-    """Every kind's proof, shortest first, as far as one exists."""
-    found = []
+def _candidates(f: _Facts):
+    """Every kind's proof as far as one exists, shortest first (a generator: the caller stops at
+    the first that holds)."""
     for s in f.in_play():
         if f.must_go(s) and f.value(s) != KING and not _can_go(f, s, {s}, False):
             mates = f.partners(s)
-            found.append(_reason(f, DEAD_CARD, s, mates, _dead_text(f, s, mates)))
-            return found
+            yield _reason(f, DEAD_CARD, s, mates, _dead_text(f, s, mates))
+            break
     hall = _hall_violation(f)
     if hall is not None:
         group, met = hall
-        found.append(_reason(f, CLASS_EXHAUSTED, group[0], group[1:] + met,
-                             _class_text(f, group, met)))
+        yield _reason(f, CLASS_EXHAUSTED, group[0], group[1:] + met, _class_text(f, group, met))
     for kind, waste_rule in ((BURIED_PARTNERS, False), (OUT_OF_REACH, True)):
         if waste_rule and not f.no_recycle_left:
             continue
@@ -318,9 +374,14 @@ def _candidates(f: _Facts) -> list[LossReason]:
             if len(group) <= MAX_GROUP_CARDS:
                 card = min(s for s in group if f.must_go(s))
                 rest = sorted(group - {card})
-                found.append(_reason(f, kind, card, rest, _group_text(f, card, group, kind)))
+                yield _reason(f, kind, card, rest, _group_text(f, card, group, kind))
             break
-    return found
+    v = _stuck_class(f)
+    if v is not None:
+        cards = [s for s in f.slots if f.values[s] in (v, PAIR_SUM - v)]
+        card = next(s for s in cards if f.must_go(s))
+        rest = [s for s in cards if s != card]
+        yield _reason(f, CLASS_ORDER, card, rest, _order_text(f, v, cards))
 
 
 def find_reason(deal, rules: Rules = Rules(), start=None) -> LossReason | None:
@@ -365,6 +426,12 @@ def reason_holds(deal, rules: Rules, start, reason: LossReason) -> bool:
             return False
         reachable = {t for t in f.partners(card) if any(can_meet(f, a, t) for a in group)}
         return reachable <= met and len(met) < len(group)
+    if reason.kind == CLASS_ORDER:
+        if v == KING:
+            return False
+        v = min(v, PAIR_SUM - v)
+        cls = {s for s in f.slots if f.values[s] in (v, PAIR_SUM - v)}
+        return cls == {card, *others} and not _class_clears(f, v)
     waste_rule = reason.kind == OUT_OF_REACH
     if waste_rule and not f.no_recycle_left:
         return False

@@ -81,7 +81,7 @@ def test_reasons_fire_on_lost_deals_of_both_presets():
             r = check_position(deal_from_seed(seed), rules, None, ws)
             if r is not None:
                 kinds.add(r.kind)
-    assert {"dead_card", "class_exhausted", "buried_partners"} <= kinds
+    assert {"dead_card", "class_exhausted", "buried_partners", "class_order"} <= kinds
 
 
 def test_brute_force_confirms_reasons_on_small_positions():
@@ -96,7 +96,9 @@ def test_brute_force_confirms_reasons_on_small_positions():
         reason = find_reason(deal, rules, packed(pos))
         if reason is None:
             continue
-        verdict = never_removed(pos, reason.card, max_states=3000)
+        # the counting and order kinds say "not all of these can go", not which one stays
+        card = None if reason.kind in ("class_exhausted", "class_order") else reason.card
+        verdict = never_removed(pos, card, max_states=3000)
         assert verdict is not False, (seed, rules, reason)
         if verdict:
             confirmed[reason.kind] = confirmed.get(reason.kind, 0) + 1
@@ -130,7 +132,8 @@ def _first_reason(rules: Rules, kind: str):
     raise AssertionError(f"no {kind} reason found")
 
 
-@pytest.mark.parametrize("kind", ["dead_card", "class_exhausted", "buried_partners"])
+@pytest.mark.parametrize("kind", ["dead_card", "class_exhausted", "buried_partners",
+                                  "class_order"])
 def test_planted_false_reasons_are_rejected(kind):
     """A reason that does not hold fails both checks: the same proof with a partner dropped,
     for another card, or of another kind."""
@@ -157,6 +160,17 @@ def test_planted_false_reasons_are_rejected(kind):
             continue
         assert not verify(pos, bad.kind, bad.card, bad.partners), bad
         assert not reason_holds(deal, rules, None, bad), bad
+
+
+def test_planted_false_class_order_of_kings():
+    """Kings form no class: a class_order claim about them is refused (a bug once let it by)."""
+    deal = deal_from_seed(5)
+    rules = Rules()
+    pos = Position(deal, rules)
+    kings = [int(c) for c in deal if card_rank(c) == 13]
+    bad = LossReason("class_order", kings[0], tuple(kings[1:]), "")
+    assert not verify(pos, bad.kind, bad.card, bad.partners)
+    assert not reason_holds(deal, rules, None, bad)
 
 
 def test_planted_false_reason_on_a_won_deal():

@@ -2,7 +2,8 @@
 
 Written apart from that module on purpose (it never calls it): the position is a
 ``solver.pyramid.replay.Position``, the geometry is worked out here from rows and columns, and the
-rules are read off docs/pyramid.md again. ``verify`` re-checks a reason's proof;
+rules are read off docs/pyramid.md again. ``verify`` re-checks a reason's proof (for ``class_order`` by playing out every order of the
+cards of the two values alone);
 ``never_removed`` confirms it by brute force (every position reachable from a small position).
 """
 
@@ -119,17 +120,42 @@ def verify(pos: Position, kind: str, card: int, partners) -> bool:
         if waste_order and not board.last_pass:
             return False
         return not any(board.may_go_first(c, cards, waste_order) for c in cards)
+    if kind == "class_order":
+        low = min(v, SUM - v)
+        cls = [c for c in board.place if card_rank(c) in (low, SUM - low)]
+        return v != KING_VALUE and sorted(cls) == sorted(cards) and not _class_clears(board, cls)
     return False
 
 
-def never_removed(pos: Position, card: int, max_states: int = 200_000) -> bool | None:
-    """Brute force: True when no position reachable from ``pos`` is won or has ``card`` gone;
-    False when one is; None when more than ``max_states`` positions are reachable."""
+def _class_clears(board: _Board, cls: list[int]) -> bool:
+    """The game of the cards ``cls`` alone (every other card gone when in the way, every pile
+    card at hand when wanted): can every card of them that must go be removed?"""
+    seen = {frozenset(cls)}
+    todo = list(seen)
+    while todo:
+        left = todo.pop()
+        if not any(board.must_go(c) for c in left):
+            return True
+        for a in left:
+            for b in left:
+                if a < b and card_rank(a) + card_rank(b) == SUM \
+                        and board.pair_possible(a, b, left, False):
+                    nxt = left - {a, b}
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+    return False
+
+
+def never_removed(pos: Position, card: int | None, max_states: int = 200_000) -> bool | None:
+    """Brute force: True when no position reachable from ``pos`` is won or has ``card`` gone
+    (``card`` None: is won); False when one is; None when more than ``max_states`` positions are
+    reachable."""
     seen = {pos.key()}
     todo = deque([pos])
     while todo:
         p = todo.popleft()
-        if p.is_won() or card not in _Board(p).place:
+        if p.is_won() or (card is not None and card not in _Board(p).place):
             return False
         for step in p.legal_steps():
             q = p.copy()
