@@ -106,3 +106,16 @@ def test_winning_and_illegal_moves_gain_nothing_but_a_null_losing():
         assert r.exit_code == code and json.loads(r.stdout)["losing"] is None
     r = run("check", "--seed", "1", "--solution", "draw Kd")
     assert r.stdout.splitlines() == [r.stdout.strip()] and "illegal" in r.stdout
+
+
+def test_an_unknown_answer_exits_3(monkeypatch):
+    """A search that could not finish (today only when memory runs out) is said so, exit 3."""
+    import solver.pyramid.blunder as blunder
+
+    monkeypatch.setattr(blunder, "first_losing_move",
+                        lambda *args, **kwargs: blunder.LosingMove(blunder.STATUS_UNKNOWN))
+    r = run("check", "--seed", "1", "--solution", "draw")
+    assert r.exit_code == 3
+    assert r.stdout.splitlines()[1].startswith("Where it stopped being winnable is unknown")
+    r = run("check", "--seed", "1", "--solution", "draw", "--json")
+    assert r.exit_code == 3 and json.loads(r.stdout)["losing"]["status"] == "unknown"
