@@ -45,12 +45,12 @@ The kinds (``REASON_KINDS``), each a statement a player can check on the layout:
     waste top and the stock top are never both waste cards). "Jh (waste) can never go and the
     only 2 left lies under it in the waste".
 ``class_order``
-    The cards of two values making 13 (say the 8s and 5s) played on their own: every other card
-    is taken as gone the moment it is in the way, every stock or waste card as at hand whenever
-    it is wanted, and every order of their pairs is tried (at most 2**8 sets of cards). If even
-    then the 8s and 5s that must go cannot all go, they cannot in the real game either, where
-    the other cards only get in the way more. "the 8s and 5s cannot all go, in any order of
-    play: ...".
+    The cards of one or two pairs of values making 13 (say the 8s and 5s) played on their own:
+    every other card is taken as gone the moment it is in the way, every stock or waste card as
+    at hand whenever it is wanted, and every order of their pairs is tried. If even then the 8s
+    and 5s that must go cannot all go, they cannot in the real game either: a real win, with its
+    other moves left out, is a win there (the other cards only get in the way). "the 8s and 5s
+    cannot all go, in any order of play, even with every other card out of the way: ...".
 
 ``find_reason`` tries the kinds in this order and keeps the smallest group it can (a group is
 shrunk card by card while it still proves the loss), so the printed proof stays short. A dead
@@ -63,6 +63,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+
+import numpy as np
 
 from solver.core.cards import KING, card_rank, format_card
 from solver.pyramid.deals import check_deal
@@ -79,6 +81,10 @@ PAIR_SUM = 13
 MAX_GROUP_CARDS = 8
 """A group proof (``buried_partners``, ``out_of_reach``) with more cards than this is not short:
 ``find_reason`` then says nothing."""
+MAX_CLASSES = 2
+"""``class_order`` tries the cards of one pair of values (6 sets), then of two pairs (15 sets)."""
+SUBGAME_MAX_STATES = 20_000
+"""A ``class_order`` search stopping at this many sets of cards proves nothing."""
 RANK_WORDS = {1: "ace", 11: "jack", 12: "queen", 13: "king"}
 """How a value is named in the text (others by their number)."""
 
@@ -112,7 +118,7 @@ class _Facts:
     """A position as plain data: the deal, rules, pyramid mask, in-play stock indices (deal
     order), the waste's extent (indices below ``pointer``) and whether no recycle is left."""
 
-    deal: tuple
+    deal: np.ndarray
     rules: Rules
     pyramid: int
     stock: frozenset
@@ -141,7 +147,7 @@ def _facts(deal, rules: Rules, start) -> _Facts:
     """Unpack ``start`` (a packed position, None = the deal's start); raises ``ValueError``."""
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a solver.pyramid.rules.Rules, not {type(rules).__name__}")
-    deal = tuple(int(c) for c in check_deal(deal))
+    deal = check_deal(deal)
     s = int(START if start is None else start)
     if not 0 <= s < 1 << 64:
         raise ValueError(f"start must be a packed position (a uint64), not {start!r}")
@@ -160,7 +166,7 @@ def _facts(deal, rules: Rules, start) -> _Facts:
                   + [PYRAMID_CARDS + i for i in sorted(stock)])
     return _Facts(deal, rules, pyramid, stock, ptr,
                   rules.recycles is not None and used == rules.recycles, slots,
-                  tuple(card_rank(c) for c in deal))
+                  tuple(card_rank(int(c)) for c in deal))
 
 
 # --------------------------------------------------------------------------- blocking
@@ -252,11 +258,18 @@ def _hall_violation(f: _Facts) -> tuple[list[int], list[int]] | None:
     return best
 
 
-def _class_clears(f: _Facts, v: int) -> bool:
-    """Whether the in-play cards of values ``v`` and 13-``v`` that must go could all go, in the
-    game of those cards alone (``class_order``): every other card is taken as gone whenever it
-    is in the way, every stock or waste card as available whenever it is wanted."""
-    cards = [s for s in f.slots if f.values[s] in (v, PAIR_SUM - v)]
+def _low(v: int) -> int:
+    """The smaller value of ``v``'s pair of values (1..6; a king 0: kings form no pair)."""
+    return min(v, PAIR_SUM - v)
+
+
+def _subgame_clears(f: _Facts, lows: tuple) -> bool:
+    """Whether the in-play cards of the pairs of values ``lows`` (each 1..6 with its 13-partner)
+    that must go could all go in the game of those cards alone (``class_order``): every other
+    card taken as gone whenever it is in the way, every stock or waste card as at hand whenever
+    it is wanted. Searches the sets of those cards still in play (at most ``SUBGAME_MAX_STATES``;
+    a search stopped there counts as "could": no proof)."""
+    cards = [s for s in f.slots if _low(f.values[s]) in lows]
     goal = sum(1 << k for k, s in enumerate(cards) if f.must_go(s))
     cover = [sum(1 << k for k, t in enumerate(cards)
                  if s < PYRAMID_CARDS and t < PYRAMID_CARDS and int(ABOVE[s]) >> t & 1)
@@ -275,16 +288,19 @@ def _class_clears(f: _Facts, v: int) -> bool:
             if m & both == both and not covers & m & ~both:
                 n = m & ~both
                 if n not in seen:
+                    if len(seen) >= SUBGAME_MAX_STATES:
+                        return True
                     seen.add(n)
                     todo.append(n)
     return False
 
 
-def _stuck_class(f: _Facts) -> int | None:
-    """The smallest value ``v`` (1..6) whose class cannot be cleared (``_class_clears``)."""
-    for v in range(1, PAIR_SUM // 2 + 1):
-        if not _class_clears(f, v):
-            return v
+def _stuck_classes(f: _Facts) -> tuple | None:
+    """The first set of pairs of values (one pair, then two) whose cards cannot all go."""
+    for size in range(1, MAX_CLASSES + 1):
+        for lows in combinations(range(1, PAIR_SUM // 2 + 1), size):
+            if not _subgame_clears(f, lows):
+                return lows
     return None
 
 
@@ -299,7 +315,7 @@ def _plural(v: int) -> str:
 
 
 def _where(f: _Facts, slot: int) -> str:
-    name = format_card(f.deal[slot])
+    name = format_card(int(f.deal[slot]))
     if slot < PYRAMID_CARDS:
         return f"{name} (row {int(ROW_OF[slot]) + 1}, card {int(COL_OF[slot]) + 1})"
     return f"{name} ({'waste' if slot - PYRAMID_CARDS < f.pointer else 'stock'})"
@@ -340,17 +356,18 @@ def _group_text(f: _Facts, card: int, group: set, kind: str) -> str:
             f"each {where}")
 
 
-def _order_text(f: _Facts, v: int, cards: list[int]) -> str:
+def _order_text(f: _Facts, lows: tuple, cards: list[int]) -> str:
+    values = [w for v in lows for w in (v, PAIR_SUM - v)]
+    kinds = ", ".join(_plural(w) for w in values[:-1]) + " and " + _plural(values[-1])
     names = ", ".join(_where(f, s) for s in cards)
-    return (f"the {_plural(v)} and {_plural(PAIR_SUM - v)} cannot all go, in any order of play: "
-            f"{names}; whatever pairs they form and in whatever order, one of them that must go "
-            f"stays covered by another or without a partner")
+    return (f"the {kinds} cannot all go, in any order of play, even with every other card out of "
+            f"the way and the stock and waste at hand: {names}")
 
 
 # --------------------------------------------------------------------------- public API
 
 def _reason(f: _Facts, kind: str, card: int, partners: list[int], text: str) -> LossReason:
-    return LossReason(kind, f.deal[card], tuple(f.deal[t] for t in partners), text)
+    return LossReason(kind, int(f.deal[card]), tuple(int(f.deal[t]) for t in partners), text)
 
 
 def _candidates(f: _Facts):
@@ -376,12 +393,12 @@ def _candidates(f: _Facts):
                 rest = sorted(group - {card})
                 yield _reason(f, kind, card, rest, _group_text(f, card, group, kind))
             break
-    v = _stuck_class(f)
-    if v is not None:
-        cards = [s for s in f.slots if f.values[s] in (v, PAIR_SUM - v)]
+    lows = _stuck_classes(f)
+    if lows is not None:
+        cards = [s for s in f.slots if _low(f.values[s]) in lows]
         card = next(s for s in cards if f.must_go(s))
         rest = [s for s in cards if s != card]
-        yield _reason(f, CLASS_ORDER, card, rest, _order_text(f, v, cards))
+        yield _reason(f, CLASS_ORDER, card, rest, _order_text(f, lows, cards))
 
 
 def find_reason(deal, rules: Rules = Rules(), start=None) -> LossReason | None:
@@ -427,11 +444,10 @@ def reason_holds(deal, rules: Rules, start, reason: LossReason) -> bool:
         reachable = {t for t in f.partners(card) if any(can_meet(f, a, t) for a in group)}
         return reachable <= met and len(met) < len(group)
     if reason.kind == CLASS_ORDER:
-        if v == KING:
-            return False
-        v = min(v, PAIR_SUM - v)
-        cls = {s for s in f.slots if f.values[s] in (v, PAIR_SUM - v)}
-        return cls == {card, *others} and not _class_clears(f, v)
+        lows = tuple(sorted({_low(f.values[s]) for s in [card, *others]}))
+        cls = {s for s in f.slots if _low(f.values[s]) in lows}
+        return (0 not in lows and len(lows) <= MAX_CLASSES and cls == {card, *others}
+                and not _subgame_clears(f, lows))
     waste_rule = reason.kind == OUT_OF_REACH
     if waste_rule and not f.no_recycle_left:
         return False

@@ -185,6 +185,12 @@ def test_planted_false_reason_on_a_won_deal():
     mates = tuple(c for c in deal if card_rank(c) + card_rank(card) == 13)
     assert not verify(pos, "dead_card", card, mates)
     assert not reason_holds(deal, rules, None, LossReason("dead_card", card, mates, ""))
+    # every pair of values of a won deal can be cleared on its own
+    for low in range(1, 7):
+        cls = [int(c) for c in deal if card_rank(c) in (low, 13 - low)]
+        bad = LossReason("class_order", cls[0], tuple(cls[1:]), "")
+        assert not verify(pos, bad.kind, bad.card, bad.partners)
+        assert not reason_holds(deal, rules, None, bad)
 
 
 def test_example_text_and_dict():

@@ -121,15 +121,17 @@ def verify(pos: Position, kind: str, card: int, partners) -> bool:
             return False
         return not any(board.may_go_first(c, cards, waste_order) for c in cards)
     if kind == "class_order":
-        low = min(v, SUM - v)
-        cls = [c for c in board.place if card_rank(c) in (low, SUM - low)]
-        return v != KING_VALUE and sorted(cls) == sorted(cards) and not _class_clears(board, cls)
+        lows = {min(card_rank(c), SUM - card_rank(c)) for c in cards}
+        cls = [c for c in board.place if min(card_rank(c), SUM - card_rank(c)) in lows]
+        return (0 not in lows and sorted(cls) == sorted(cards)
+                and _class_clears(board, cls) is False)
     return False
 
 
-def _class_clears(board: _Board, cls: list[int]) -> bool:
+def _class_clears(board: _Board, cls: list[int], max_states: int = 100_000) -> bool | None:
     """The game of the cards ``cls`` alone (every other card gone when in the way, every pile
-    card at hand when wanted): can every card of them that must go be removed?"""
+    card at hand when wanted): can every card of them that must go be removed? None when more
+    than ``max_states`` sets of cards are reachable."""
     seen = {frozenset(cls)}
     todo = list(seen)
     while todo:
@@ -142,6 +144,8 @@ def _class_clears(board: _Board, cls: list[int]) -> bool:
                         and board.pair_possible(a, b, left, False):
                     nxt = left - {a, b}
                     if nxt not in seen:
+                        if len(seen) >= max_states:
+                            return None
                         seen.add(nxt)
                         todo.append(nxt)
     return False
