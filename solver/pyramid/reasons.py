@@ -87,6 +87,8 @@ SUBGAME_MAX_STATES = 20_000
 """A ``class_order`` search stopping at this many sets of cards proves nothing."""
 RANK_WORDS = {1: "ace", 11: "jack", 12: "queen", 13: "king"}
 """How a value is named in the text (others by their number)."""
+COUNT_WORDS = {1: "one", 2: "two", 3: "three"}
+"""Small counts in words in the text."""
 
 
 @dataclass(frozen=True)
@@ -339,21 +341,27 @@ def _dead_text(f: _Facts, s: int, mates: list[int]) -> str:
 
 
 def _class_text(f: _Facts, group: list[int], met: list[int]) -> str:
-    v = f.value(group[0])
-    names = ", ".join(_where(f, s) for s in group)
-    meet = ("none can ever meet them" if not met else
-            f"only {len(met)} can ever meet them ({', '.join(_where(f, t) for t in met)})")
-    return (f"{_where(f, group[0])} cannot go with the others: {len(group)} {_plural(v)} must go "
-            f"({names}), each with a different {_rank_word(PAIR_SUM - v)}, but {meet}")
+    v, w = f.value(group[0]), PAIR_SUM - f.value(group[0])
+    names = ", ".join(_where(f, s) for s in group[:-1]) + " and " + _where(f, group[-1])
+    count = COUNT_WORDS.get(len(met), str(len(met)))
+    meet = (f"no {_rank_word(w)} can ever meet them" if not met else
+            f"only {count} {_rank_word(w) if len(met) == 1 else _plural(w)} can ever meet them: "
+            + ", ".join(_where(f, t) for t in met))
+    return f"the {_plural(v)} {names} must each go with a different {_rank_word(w)}, but {meet}"
 
 
 def _group_text(f: _Facts, card: int, group: set, kind: str) -> str:
+    head = f"{_where(f, card)} can never go: "
+    if len(group) == 1:  # only out_of_reach has one-card groups: a waste card, no recycle left
+        return head + (f"no recycle is left and every {_rank_word(PAIR_SUM - f.value(card))} "
+                       f"left is in the waste too, where two cards never pair")
     names = ", ".join(_where(f, s) for s in sorted(group))
-    where = "lie under one of them or cover it"
+    why = "each one's partners are covered by it or by another of them"
+    if any(s >= PYRAMID_CARDS for s in group):
+        why += ", or kept out of reach in the stock and waste by another of them"
     if kind == OUT_OF_REACH:
-        where += ", or lie in the waste under one of them with no recycle left"
-    return (f"{_where(f, card)} can never go: none of {names} can go first, as the partners of "
-            f"each {where}")
+        why += " (no recycle is left)"
+    return head + f"none of {names} can be the first to go, as {why}"
 
 
 def _order_text(f: _Facts, lows: tuple, cards: list[int]) -> str:
