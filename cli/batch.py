@@ -49,6 +49,12 @@ def _describe_source(source) -> str:
               help="Score the deals of a file, one per line ('-' = stdin); blank lines skipped.")
 @rules_options
 @click.option("--optimal", is_flag=True, help="Also find the minimum number of moves of won deals.")
+@click.option("--analyse", is_flag=True,
+              help="Add the analysis columns: most cards cleared and the short reason of lost "
+                   "deals, random and greedy play win rates of won deals.")
+@click.option("--playouts", type=int, default=None, metavar="N",
+              help="Random (and greedy) playouts per won deal with --analyse (1 .. 1000000; "
+                   "default 1000).")
 @click.option("--max-states", type=click.IntRange(min=0), default=0, show_default=True,
               help="Positions a deal's search may expand (0 = no limit); outcome 'unknown' if hit.")
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
@@ -68,8 +74,8 @@ def _describe_source(source) -> str:
               help="Continue an interrupted run of the same command (same input and options).")
 @quiet_option
 @json_option
-def batch(seeds, deal_file, rules, optimal, max_states, timeout, out, fmt, force, jobs, scheduler,
-          chunk, resume, quiet, as_json) -> None:
+def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeout, out, fmt,
+          force, jobs, scheduler, chunk, resume, quiet, as_json) -> None:
     """Score many Pyramid deals: winnability (and minimum moves), one row per deal, in a file.
 
     Finished chunks are kept on disk as they complete; after Ctrl-C, a kill or a crash, run the
@@ -82,7 +88,8 @@ def batch(seeds, deal_file, rules, optimal, max_states, timeout, out, fmt, force
 
     source = _source(seeds, deal_file)
     with input_errors():
-        plan = plan_batch(source, out, rules, fmt, optimal, max_states, timeout, chunk, force)
+        plan = plan_batch(source, out, rules, fmt, optimal, max_states, timeout, chunk, force,
+                          analyse, playouts)
     try:
         with input_errors():
             summary = run_batch(plan, jobs=jobs, resume=resume, progress=not quiet,
@@ -98,7 +105,8 @@ def batch(seeds, deal_file, rules, optimal, max_states, timeout, out, fmt, force
         return
     run = summary["run"]
     click.echo(f"Scored {_describe_source(source)} under {rules.describe()}"
-               + (", minimum moves" if optimal else ""))
+               + (", minimum moves" if optimal else "")
+               + (f", analysed ({plan.playouts} playouts per won deal)" if analyse else ""))
     click.echo(summary_text(summary))
     resumed = (f" ({run['resumed_deals']} more from the interrupted run)"
                if run["resumed_deals"] else "")
@@ -112,10 +120,14 @@ def batch(seeds, deal_file, rules, optimal, max_states, timeout, out, fmt, force
 @click.option("--format", "fmt", default=None, metavar="csv|parquet",
               help="csv or parquet (default: by the file's name, else by its content).")
 @click.option("--plot", default=None, metavar="OUT.png",
-              help="Draw the histogram of minimum moves and the win rate (needs matplotlib).")
+              help="Draw the histogram of minimum moves and the win rate, and for a file made with "
+                   "--analyse --optimal the random-play win rate against minimum moves (needs "
+                   "matplotlib).")
 @json_option
 def stats(file, fmt, plot, as_json) -> None:
-    """Summarise a results file of pyramid batch (CSV or Parquet): outcomes, win rate, moves.
+    """Summarise a results file of pyramid batch (CSV or Parquet): outcomes, win rate, moves,
+    and for a file made with --analyse the most cards cleared of lost deals, their reasons and
+    the random and greedy play win rates.
 
     Every row is checked; a bad row is an error naming the file and its line. Exit code 2 for a
     file that cannot be summarised.
@@ -134,10 +146,12 @@ def stats(file, fmt, plot, as_json) -> None:
         from solver.batch.plot import plot_summary
 
         try:
-            plot_summary(summary, plot, title=file)
+            note = plot_summary(summary, plot, title=file)
         except (OSError, ValueError) as e:
             raise InputError(f"cannot write the plot {plot}: {getattr(e, 'strerror', None) or e}") \
                 from None
+        if note:
+            click.echo(f"Note: {note}", err=True)
     if as_json:
         echo_json(summary)
         return

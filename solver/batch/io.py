@@ -17,6 +17,10 @@ Results schema (one row per deal, in input order; the same columns in CSV and Pa
                           memory; empty (null) otherwise. Files written before this column
                           existed are read without it.
 
+With ``--analyse`` six more columns follow: ``solver.batch.analysis.ANALYSIS_COLUMNS``
+(``max_cleared``, ``max_cleared_of``, ``max_cleared_exact``, ``loss_reason``,
+``random_win_rate``, ``greedy_win_rate``), described there.
+
 Every error raised for a bad input is a ``ValueError`` whose message names the file and line (or
 the option) and never echoes more than ``ECHO_CHARS`` characters of the bad text.
 """
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solver.batch.analysis import ANALYSIS_COLUMNS, csv_fields, parquet_arrays, parquet_fields
 from solver.batch.summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
 from solver.core.cards import format_card
 from solver.core.extras import install_hint
@@ -148,8 +153,8 @@ def deal_texts(deals: np.ndarray) -> list[str]:
     return [flat[i * _DEAL_CHARS:(i + 1) * _DEAL_CHARS] for i in range(n)]
 
 
-def csv_header(id_column: str) -> str:
-    return ",".join((id_column,) + COLUMNS) + "\n"
+def csv_header(id_column: str, analysed: bool = False) -> str:
+    return ",".join((id_column,) + COLUMNS + (ANALYSIS_COLUMNS if analysed else ())) + "\n"
 
 
 WINNABLE_TEXT = ("false", "true", "")
@@ -159,21 +164,23 @@ WINNABLE_TEXT = ("false", "true", "")
 def csv_rows(r: ChunkResult) -> str:
     """The chunk's rows as CSV text without header."""
     texts = deal_texts(r.deals)
+    tails = [""] * len(r) if r.analysis is None else csv_fields(r.analysis)
     out = io.StringIO()
-    for i, deal, o, m, s, ns, why in zip(r.ids.tolist(), texts, r.outcome.tolist(),
-                                         r.moves.tolist(), r.states.tolist(), r.ns.tolist(),
-                                         r.reason.tolist()):
+    for i, deal, o, m, s, ns, why, tail in zip(r.ids.tolist(), texts, r.outcome.tolist(),
+                                               r.moves.tolist(), r.states.tolist(), r.ns.tolist(),
+                                               r.reason.tolist(), tails):
         ms, frac = divmod(ns, NS_PER_MS)  # the exact decimal text of ns / 1e6
         out.write(f"{i},{deal},{WINNABLE_TEXT[o]},{'' if m == NO_MOVES else m},{s},"
-                  f"{ms}.{frac:06d},{OUTCOME_NAMES[o]},{REASON_NAMES[why]}\n")
+                  f"{ms}.{frac:06d},{OUTCOME_NAMES[o]},{REASON_NAMES[why]}{tail}\n")
     return out.getvalue()
 
 
-def parquet_schema(id_column: str):
+def parquet_schema(id_column: str, analysed: bool = False):
     pa, _ = require_pyarrow()
     return pa.schema([(id_column, pa.int64()), ("deal", pa.string()), ("winnable", pa.bool_()),
                       ("moves", pa.int16()), ("states", pa.int64()), ("ms", pa.float64()),
-                      ("outcome", pa.string()), ("reason", pa.string())])
+                      ("outcome", pa.string()), ("reason", pa.string())]
+                     + (parquet_fields(pa) if analysed else []))
 
 
 def parquet_table(r: ChunkResult, id_column: str):
@@ -188,7 +195,8 @@ def parquet_table(r: ChunkResult, id_column: str):
         pa.array(r.ns / NS_PER_MS, type=pa.float64()),
         pa.array([OUTCOME_NAMES[o] for o in r.outcome.tolist()], type=pa.string()),
         pa.array([REASON_NAMES[k] or None for k in r.reason.tolist()], type=pa.string()),
-    ], schema=parquet_schema(id_column))
+    ] + ([] if r.analysis is None else parquet_arrays(pa, r.analysis)),
+        schema=parquet_schema(id_column, r.analysis is not None))
 
 
 # --------------------------------------------------------------------------- atomic files
@@ -228,12 +236,13 @@ def write_part(path: str, r: ChunkResult, fmt: str, id_column: str) -> None:
         write_atomic(path, lambda tmp: pq.write_table(table, tmp))
 
 
-def assemble(out: str, parts: list[str], fmt: str, id_column: str) -> None:
+def assemble(out: str, parts: list[str], fmt: str, id_column: str,
+             analysed: bool = False) -> None:
     """Concatenate the chunk files in order into ``out`` (streaming: one part at a time)."""
     if fmt == "csv":
         def write(tmp):
             with open(tmp, "w", encoding="utf-8", newline="") as f:
-                f.write(csv_header(id_column))
+                f.write(csv_header(id_column, analysed))
                 for p in parts:
                     with open(p, encoding="utf-8", newline="") as src:
                         shutil.copyfileobj(src, f, 1 << 20)
@@ -241,7 +250,7 @@ def assemble(out: str, parts: list[str], fmt: str, id_column: str) -> None:
         _, pq = require_pyarrow()
 
         def write(tmp):
-            with pq.ParquetWriter(tmp, parquet_schema(id_column)) as w:
+            with pq.ParquetWriter(tmp, parquet_schema(id_column, analysed)) as w:
                 for p in parts:
                     w.write_table(pq.read_table(p))
     write_atomic(out, write)

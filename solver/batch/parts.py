@@ -54,6 +54,10 @@ def open_parts(plan: BatchPlan, resume: bool) -> dict[int, dict]:
         with open(manifest_path, encoding="utf-8") as f:
             old = json.load(f)
         new = plan.manifest()
+        if ("analyse" in old) != ("analyse" in new):  # analysed and plain parts never mix
+            made = "with" if "analyse" in old else "without"
+            raise ValueError(f"cannot resume: the interrupted run was made {made} --analyse; "
+                             f"resume it {made} --analyse, or delete {d} to start again")
         diff = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
         if diff:
             raise ValueError("cannot resume: the interrupted run had different "
@@ -85,7 +89,7 @@ def save_chunk(plan: BatchPlan, r: ChunkResult, digest: str) -> dict:
     write_part(plan.part(r.index, plan.fmt), r, plan.fmt, id_column)
     s = Summary(id_column)
     s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / NS_PER_MS,
-          r.reason)
+          r.reason, r.analysis)
     rec = {"index": r.index, "rows": len(r), "digest": digest, "summary": s.state()}
     write_text_atomic(plan.part(r.index, "json"), json.dumps(rec))
     return rec
@@ -95,7 +99,7 @@ def join_parts(plan: BatchPlan, n_chunks: int, deals: int) -> None:
     """Join the chunk files into ``plan.out``; a fault or Ctrl-C keeps them for ``--resume``."""
     try:
         assemble(plan.out, [plan.part(k, plan.fmt) for k in range(n_chunks)], plan.fmt,
-                 plan.source.id_column)
+                 plan.source.id_column, plan.analyse)
     except KeyboardInterrupt:
         raise BatchInterrupted(deals, deals, plan.parts_dir) from None
     except (OSError, MemoryError) as e:

@@ -8,6 +8,7 @@ import math
 import os
 from dataclasses import dataclass
 
+from solver.batch.analysis import ANALYSE_CHUNK, DEFAULT_PLAYOUTS, check_playouts
 from solver.batch.cluster import SchedulerLost
 from solver.batch.io import check_writable, clip, output_format, require_pyarrow
 from solver.batch.sources import LineSource, SeedSource
@@ -67,22 +68,30 @@ class BatchPlan:
     max_states: int
     timeout: float | None
     chunk: int
+    analyse: bool = False
+    playouts: int = DEFAULT_PLAYOUTS
 
     @property
     def parts_dir(self) -> str:
         return self.out + PARTS_SUFFIX
 
     def manifest(self) -> dict:
-        return {"version": MANIFEST_VERSION, "source": self.source.describe(),
-                "rules": self.rules.to_dict(), "format": self.fmt, "optimal": self.optimal,
-                "max_states": self.max_states, "timeout": self.timeout, "chunk": self.chunk}
+        """The run's settings; ``analyse`` (the playouts per deal) only in an analysed run's, so
+        a plain run's manifest is what it was before ``--analyse`` existed."""
+        d = {"version": MANIFEST_VERSION, "source": self.source.describe(),
+             "rules": self.rules.to_dict(), "format": self.fmt, "optimal": self.optimal,
+             "max_states": self.max_states, "timeout": self.timeout, "chunk": self.chunk}
+        if self.analyse:
+            d["analyse"] = {"playouts": self.playouts}
+        return d
 
     def part(self, index: int, ext: str) -> str:
         return os.path.join(self.parts_dir, f"part-{index:06d}.{ext}")
 
     def task(self, index: int, payload) -> ChunkTask:
         common = dict(index=index, rules=self.rules, optimal=self.optimal,
-                      max_states=self.max_states, timeout=self.timeout)
+                      max_states=self.max_states, timeout=self.timeout, analyse=self.analyse,
+                      playouts=self.playouts)
         if isinstance(self.source, SeedSource):
             return ChunkTask(seeds=payload, **common)
         return ChunkTask(lines=payload, **common)
@@ -90,12 +99,15 @@ class BatchPlan:
 
 def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
                optimal: bool = False, max_states: int = 0, timeout: float | None = None,
-               chunk: int | None = None, force: bool = False) -> BatchPlan:
+               chunk: int | None = None, force: bool = False, analyse: bool = False,
+               playouts: int | None = None) -> BatchPlan:
     """Check the settings of a run before any work. Raises ``ValueError`` naming the option.
 
     ``out`` must be a new file (or, with ``force``, an existing regular file to replace, or the
     output of an interrupted run) in a directory where files can be written; its suffix gives
-    the format unless ``fmt`` does (``solver.batch.io.output_format``).
+    the format unless ``fmt`` does (``solver.batch.io.output_format``). ``analyse`` adds the
+    analysis columns with ``playouts`` playouts per won deal (default ``DEFAULT_PLAYOUTS``;
+    ``playouts`` without ``analyse`` is refused).
     """
     if not isinstance(source, (SeedSource, LineSource)):
         raise ValueError("source must be a SeedSource or a LineSource")
@@ -111,10 +123,13 @@ def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
         raise ValueError("--timeout applies to --optimal only (winnability has --max-states)")
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"--timeout must be a positive, finite number of seconds, not {timeout}")
-    chunk = chunk or (OPTIMAL_CHUNK if optimal else WINNABLE_CHUNK)
+    playouts = check_playouts(playouts, analyse)
+    chunk = chunk or min(OPTIMAL_CHUNK if optimal else WINNABLE_CHUNK,
+                         ANALYSE_CHUNK if analyse else WINNABLE_CHUNK)
     if chunk <= 0:
         raise ValueError(f"--chunk must be positive, not {chunk}")
-    return BatchPlan(source, out, rules, fmt, optimal, max_states, timeout, chunk)
+    return BatchPlan(source, out, rules, fmt, optimal, max_states, timeout, chunk, bool(analyse),
+                     playouts)
 
 
 def check_output(out: str, force: bool = False) -> None:

@@ -1,5 +1,7 @@
 """A picture of a batch summary: the histogram of minimum moves and the win rate with its 95%
-Wilson interval (optional: needs matplotlib, the ``plot`` extra)."""
+Wilson interval, and for an analysed file (``pyramid batch --analyse --optimal``) the mean
+random-play win rate of won deals against their minimum number of moves (optional: needs
+matplotlib, the ``plot`` extra)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,9 @@ from solver.core.extras import install_hint
 
 IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 """The image formats ``--plot`` can write (matplotlib's, chosen by the suffix)."""
+NO_MOVES_NOTE = ("the random-play win rate against minimum moves is not drawn: the file has no "
+                 "minimum moves (score with pyramid batch --analyse --optimal)")
+"""What ``plot_summary`` says of an analysed file without minimum moves."""
 
 
 def check_plot_path(path: str) -> None:
@@ -31,11 +36,19 @@ def require_matplotlib():
     return plt
 
 
-def plot_summary(summary: dict, path: str, title: str = "") -> None:
-    """Draw ``summary`` (``Summary.to_dict()``) into the image file ``path``."""
+def plot_summary(summary: dict, path: str, title: str = "") -> str | None:
+    """Draw ``summary`` (``Summary.to_dict()``) into the image file ``path``; returns a note
+    (``NO_MOVES_NOTE``) when an analysed summary has no minimum moves to draw its rates
+    against, else None."""
     plt = require_matplotlib()
-    fig, (ax_moves, ax_rate) = plt.subplots(1, 2, figsize=(10, 4.2),
-                                            gridspec_kw={"width_ratios": [3, 1]})
+    by_moves = (summary.get("analysis") or {}).get("random_win_rate_by_moves")
+    if by_moves:
+        fig, (ax_moves, ax_rate, ax_play) = plt.subplots(1, 3, figsize=(15, 4.2),
+                                                         gridspec_kw={"width_ratios": [3, 1, 3]})
+        _plot_random_rate(ax_play, by_moves)
+    else:
+        fig, (ax_moves, ax_rate) = plt.subplots(1, 2, figsize=(10, 4.2),
+                                                gridspec_kw={"width_ratios": [3, 1]})
     hist = {int(k): v for k, v in summary["moves_histogram"].items()}
     if hist:
         ax_moves.bar(list(hist), list(hist.values()), width=0.85, color="#4C72B0")
@@ -68,3 +81,17 @@ def plot_summary(summary: dict, path: str, title: str = "") -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+    return NO_MOVES_NOTE if "analysis" in summary and not by_moves else None
+
+
+def _plot_random_rate(ax, by_moves: dict) -> None:
+    """The mean random-play win rate of won deals per minimum move count, with its interval."""
+    moves = [int(m) for m in by_moves]
+    rates = list(by_moves.values())
+    p = [r["p"] for r in rates]
+    below, above = [r["p"] - r["lo"] for r in rates], [r["hi"] - r["p"] for r in rates]
+    ax.errorbar(moves, p, yerr=[below, above], fmt="o", color="#8172B2", capsize=3, markersize=4)
+    ax.set_xlabel("minimum moves")
+    ax.set_ylabel("mean random-play win rate (95% interval)")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"Random play against minimum moves ({sum(r['n'] for r in rates)} won deals)")

@@ -16,19 +16,24 @@ from the positions of the commas and newlines, whole numbers and times from thei
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
+from solver.batch.analysis import ANALYSIS_COLUMNS, CLEARED_OF, NO_VALUE, AnalysisColumns, \
+    loss_reason_kinds
 from solver.batch.io import WINNABLE_TEXT
 from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
-NEWLINE, COMMA, QUOTE, CR, DOT, ZERO = b"\n", b",", b'"', b"\r", b".", b"0"
+NEWLINE, COMMA, QUOTE, CR, DOT, ZERO, NUL = b"\n", b",", b'"', b"\r", b".", b"0", b"\0"
 MAX_DIGITS = 18
 """Most digits of a whole number read here (int64 holds them all)."""
 MAX_TIME_DIGITS = 15
 """Most digits of a time read here: below 2**53, its digits then divide by a power of ten into
 exactly the double ``float()`` gives (both are the correctly rounded quotient)."""
+MAX_RATE_CHARS = 32
+"""Most characters of a rate read here (the rate of k wins in at most a million playouts)."""
 KEY_BYTES = 8
 """Bytes of a word packed into one integer key (every outcome, reason and winnable text fits)."""
 POW10 = 10 ** np.arange(MAX_DIGITS + 1, dtype=np.int64)
@@ -38,6 +43,7 @@ FIRST_PRINTABLE, LAST_PRINTABLE = 0x21, 0x7E
 """A deal's first byte must be printable ASCII other than a space (so the deal is not blank)."""
 UNKNOWN = OUTCOME_NAMES.index("unknown")
 WON = OUTCOME_NAMES.index("won")
+LOST = OUTCOME_NAMES.index("lost")
 
 
 def _key(word: str) -> int:
@@ -138,8 +144,8 @@ def csv_block(chunk: bytes, header: list[str], id_column: str,
     """The rows of ``chunk`` (whole lines of a results CSV with this ``header``; ``ends``: the
     index of each line's newline, if known) as a block; ``None`` if a row fails a check or the
     block needs the csv module. The block is what ``solver.batch.results.read_results`` yields."""
-    if QUOTE in chunk or CR in chunk or not chunk.isascii():
-        return None
+    if QUOTE in chunk or CR in chunk or NUL in chunk or not chunk.isascii():
+        return None  # (a NUL byte would pack like the end of a word: "won\0" like "won")
     codes = np.frombuffer(chunk, dtype=np.uint8)
     if ends is None:
         ends = np.flatnonzero(codes == NEWLINE[0])
@@ -184,11 +190,119 @@ def csv_block(chunk: bytes, header: list[str], id_column: str,
     first = codes[d_starts]
     if (d_lens < 1).any() or ((first < FIRST_PRINTABLE) | (first > LAST_PRINTABLE)).any():
         return None
+    analysis = None
+    if ANALYSIS_COLUMNS[0] in header:
+        analysis = _csv_analysis(windows, codes, field, outcome)
+        if analysis is None:
+            return None
     value, places = ms
     return {"ids": ids[0], "deal": Deals(chunk.decode("ascii"), d_starts, d_starts + d_lens),
             "outcome": outcome.astype(np.int8), "moves": moves, "states": states[0],
             "ms": value / POW10[places].astype(np.float64),
-            "reason": reason.astype(np.int8) if with_reason else None}
+            "reason": reason.astype(np.int8) if with_reason else None, "analysis": analysis}
+
+
+@functools.cache
+def _loss_reasons() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sorted words, their codes, names by code)`` of ``loss_reason``: code 0 is "", then
+    ``loss_reason_kinds()``; words as fixed-width bytes (numpy ``S``) for ``searchsorted``."""
+    names = ("",) + loss_reason_kinds()
+    words = np.array([w.encode("ascii") for w in names])
+    order = np.argsort(words)
+    return words[order], order, np.array(names, dtype=object)
+
+
+def _field_bytes(codes: np.ndarray, starts, lens, width: int) -> np.ndarray:
+    """Each field's first ``width`` bytes as a row, zeros past its end (fields of any length,
+    unlike ``_gather``'s windows)."""
+    inside = np.arange(width) < lens[:, None]
+    at = np.minimum(starts[:, None] + np.arange(width), len(codes) - 1)
+    return np.ascontiguousarray(np.where(inside, codes[at], np.uint8(0)))
+
+
+def _word_codes(codes: np.ndarray, starts, lens) -> np.ndarray | None:
+    """Each field's ``loss_reason`` code (fields of any length); ``None`` if one is none."""
+    words, order, _ = _loss_reasons()
+    width = words.dtype.itemsize
+    if lens.max(initial=0) > width:
+        return None
+    keys = _field_bytes(codes, starts, lens, width).view(words.dtype).ravel()
+    found = np.minimum(np.searchsorted(words, keys), len(words) - 1)
+    if (words[found] != keys).any():
+        return None
+    return order[found]
+
+
+def _rates(codes: np.ndarray, starts, lens) -> np.ndarray | None:
+    """Fields of digits with at most one point (at least one digit, at most ``MAX_RATE_CHARS``
+    characters) as the doubles ``float()`` reads from them; ``None`` if a field is another."""
+    width = int(lens.max(initial=1))
+    if lens.min(initial=1) < 1 or width > MAX_RATE_CHARS:
+        return None
+    b = _field_bytes(codes, starts, lens, width)
+    inside = np.arange(width) < lens[:, None]
+    digit = inside & (b - ZERO[0] < 10)
+    point = inside & (b == DOT[0])
+    if (inside & ~(digit | point)).any() or (point.sum(axis=1) > 1).any() \
+            or not digit.any(axis=1).all():
+        return None
+    return b.view(f"S{width}").ravel().astype(np.float64)  # numpy's parse is float()'s
+
+
+def _given_counts(windows, starts, lens, given) -> np.ndarray | None:
+    """Whole numbers in the fields where ``given`` (the others must be empty), ``NO_VALUE``
+    elsewhere; ``None`` if a field fails."""
+    if ((lens > 0) != given).any():
+        return None
+    value = np.full(len(lens), NO_VALUE, dtype=np.int64)
+    if given.any():
+        parsed = _number(windows, starts[given], lens[given], decimal=False)
+        if parsed is None:
+            return None
+        value[given] = parsed[0]
+    return value
+
+
+def _given_rates(codes, starts, lens, given) -> np.ndarray | None:
+    """``_rates`` of the fields where ``given`` (the others must be empty), NaN elsewhere;
+    ``None`` if a field fails."""
+    if ((lens > 0) != given).any():
+        return None
+    value = np.full(len(lens), np.nan)
+    if given.any():
+        parsed = _rates(codes, starts[given], lens[given])
+        if parsed is None:
+            return None
+        value[given] = parsed
+    return value
+
+
+def _csv_analysis(windows, codes, field, outcome) -> AnalysisColumns | None:
+    """The analysis columns of a CSV block (``field(name)``: the windows, starts and lengths of a
+    column), checked as ``solver.batch.analysis.check_fields`` checks a row; ``None`` if any
+    row fails or needs the row-by-row reader."""
+    decided = outcome != UNKNOWN
+    cleared, of = (_given_counts(*field(name), decided) for name in ("max_cleared",
+                                                                      "max_cleared_of"))
+    rnd, grd = (_given_rates(codes, *field(name)[1:], decided) for name in ("random_win_rate",
+                                                                            "greedy_win_rate"))
+    if cleared is None or of is None or rnd is None or grd is None:
+        return None
+    exact = _codes(*field("max_cleared_exact"), _WINNABLE)  # false 0, true 1, "" 2
+    _, r_starts, r_lens = field("loss_reason")
+    reason = _word_codes(codes, r_starts, r_lens)
+    if exact is None or reason is None or ((exact == 2) == decided).any() \
+            or ((reason != 0) & (outcome != LOST)).any():
+        return None
+    won, lost = outcome == WON, outcome == LOST
+    if not np.isin(of[decided], CLEARED_OF).all() or (cleared > of).any() \
+            or (rnd[decided] > 1).any() or (grd[decided] > 1).any() \
+            or (won & ((cleared != of) | (exact != 1))).any() \
+            or (lost & ((cleared == of) | (rnd != 0) | (grd != 0))).any():
+        return None
+    return AnalysisColumns(cleared.astype(np.int16), of.astype(np.int16),
+                           np.where(decided, exact, NO_VALUE).astype(np.int8),
+                           _loss_reasons()[2][reason], rnd, grd)
 
 
 def parquet_block(batch, id_column: str) -> dict | None:
@@ -244,5 +358,56 @@ def parquet_block(batch, id_column: str) -> dict | None:
     deals = col["deal"].to_pylist()
     if not all(deals) or any(map(str.isspace, deals)):  # a deal empty or blank
         return None
+    analysis = None
+    if ANALYSIS_COLUMNS[0] in names:
+        analysis = _parquet_analysis(col, outcome)
+        if analysis is None:
+            return None
     return {"ids": ids, "deal": deals, "outcome": outcome, "moves": moves, "states": states,
-            "ms": ms, "reason": reason}
+            "ms": ms, "reason": reason, "analysis": analysis}
+
+
+def _parquet_analysis(col: dict, outcome: np.ndarray) -> AnalysisColumns | None:
+    """The analysis columns of a Parquet batch (``col``: its columns by name), checked as
+    ``solver.batch.analysis.check_fields`` checks a row; ``None`` if any row fails or a column
+    has another type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    t = {name: col[name].type for name in ANALYSIS_COLUMNS}
+    if not (pa.types.is_integer(t["max_cleared"]) and pa.types.is_integer(t["max_cleared_of"])
+            and pa.types.is_boolean(t["max_cleared_exact"])
+            and (pa.types.is_string(t["loss_reason"]) or pa.types.is_large_string(
+                t["loss_reason"]))
+            and pa.types.is_floating(t["random_win_rate"])
+            and pa.types.is_floating(t["greedy_win_rate"])):
+        return None
+    decided = outcome != UNKNOWN
+    valid = {name: col[name].is_valid().to_numpy(zero_copy_only=False)
+             for name in ANALYSIS_COLUMNS}
+    lost, won = outcome == LOST, outcome == WON
+    if any((valid[name] != decided).any() for name in ANALYSIS_COLUMNS if name != "loss_reason") \
+            or (valid["loss_reason"] & ~lost).any():
+        return None
+    cleared, of = (col[name].fill_null(NO_VALUE).to_numpy().astype(np.int64)
+                   for name in ("max_cleared", "max_cleared_of"))
+    exact = np.where(decided, col["max_cleared_exact"].fill_null(False).to_numpy(
+        zero_copy_only=False), NO_VALUE).astype(np.int8)
+    rnd, grd = (col[name].to_numpy(zero_copy_only=False).astype(np.float64)  # nulls: NaN
+                for name in ("random_win_rate", "greedy_win_rate"))
+    names = _loss_reasons()[2]
+    found = pc.index_in(col["loss_reason"], value_set=pa.array(list(names)))
+    if (found.is_valid().to_numpy(zero_copy_only=False) != valid["loss_reason"]).any() \
+            or (pc.equal(col["loss_reason"], "").fill_null(False).to_numpy(
+                zero_copy_only=False)).any():
+        return None  # a reason that is not a kind, or an empty string instead of null
+    reason = found.fill_null(0).to_numpy().astype(np.int64)
+    if not np.isin(of[decided], CLEARED_OF).all() or (cleared[decided] < 0).any() \
+            or (cleared > of).any() \
+            or not ((rnd[decided] >= 0) & (rnd[decided] <= 1)).all() \
+            or not ((grd[decided] >= 0) & (grd[decided] <= 1)).all() \
+            or (won & ((cleared != of) | (exact != 1))).any() \
+            or (lost & ((cleared == of) | (rnd != 0) | (grd != 0))).any():
+        return None
+    return AnalysisColumns(cleared.astype(np.int16), of.astype(np.int16), exact, names[reason],
+                           np.where(decided, rnd, np.nan), np.where(decided, grd, np.nan))

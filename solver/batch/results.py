@@ -11,10 +11,12 @@ import csv
 import io
 import math
 import os
+from itertools import repeat
 from typing import Iterator
 
 import numpy as np
 
+from solver.batch.analysis import ANALYSIS_COLUMNS, BadRow, check_fields, columns_of
 from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
     results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
@@ -27,7 +29,8 @@ READ_BYTES = 1 << 22
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
     """``(id_column, blocks)`` of a results file; each block is a dict of numpy columns ``ids``,
     ``outcome`` (codes), ``moves`` (-1 for none), ``states``, ``ms``, ``reason`` (codes, or None
-    for a file without that column) and the list ``deal``.
+    for a file without that column), the list ``deal`` and ``analysis`` (the analysis columns,
+    ``solver.batch.analysis.AnalysisColumns``, or None for a file without them).
 
     Every row is checked: a field that is not of its column's type, fields that contradict each
     other (``winnable`` against ``outcome``, moves of a deal not won), a missing or extra field
@@ -77,11 +80,20 @@ def _open_csv(path: str, block: int):
 def _check_columns(path: str, names) -> str:
     ids = [c for c in ("seed", "line") if c in names]
     missing = [c for c in COLUMNS if c not in names and c not in OPTIONAL_COLUMNS]
-    known = set(COLUMNS) | set(ids)
+    known = set(COLUMNS) | set(ids) | set(ANALYSIS_COLUMNS)
     if len(ids) != 1 or missing or len(set(names)) != len(names) or not set(names) <= known:
         raise ValueError(f"{path} is not a batch results file (expected the columns seed or line, "
                          f"{', '.join(COLUMNS)})")
+    analysis = [c for c in ANALYSIS_COLUMNS if c in names]
+    if analysis and len(analysis) != len(ANALYSIS_COLUMNS):
+        raise ValueError(f"{path} has some analysis columns but not all: missing "
+                         f"{', '.join(c for c in ANALYSIS_COLUMNS if c not in names)}")
     return ids[0]
+
+
+def analysed(names) -> bool:
+    """Whether a results table with these column names has the analysis columns."""
+    return ANALYSIS_COLUMNS[0] in names
 
 
 def _present(names) -> tuple:
@@ -94,10 +106,6 @@ _WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
 """The ``winnable`` value that goes with each outcome."""
 _CSV_WINNABLE = {"true": True, "false": False, "": None}
 _REASON_CODE = {name: code for code, name in enumerate(REASON_NAMES) if name}
-class _BadRow(ValueError):
-    """What is wrong with a row (the caller adds the file and line)."""
-
-
 _NO_COLUMN = object()
 """The ``reason`` of a row of a file without that column."""
 
@@ -109,59 +117,69 @@ def _integer(name: str, value) -> int:
         try:
             number = int(value)
         except (TypeError, ValueError):
-            raise _BadRow(f"{name} {clip(value)} is not an integer") from None
+            raise BadRow(f"{name} {clip(value)} is not an integer") from None
     if number < 0:
-        raise _BadRow(f"{name} {number} is negative")
+        raise BadRow(f"{name} {number} is negative")
     return number
 
 
 def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
                reason=_NO_COLUMN) -> tuple:
     """The row as ``(id, deal, outcome code, moves or NO_MOVES, states, ms, reason code)`` (the
-    reason code is -1 when the file has no reason column); raises ``_BadRow``."""
+    reason code is -1 when the file has no reason column); raises ``BadRow``."""
     ident = _integer(id_column, ident)
     if not isinstance(deal, str) or not deal.strip():
-        raise _BadRow("the deal is empty")
+        raise BadRow("the deal is empty")
     if outcome not in _OUTCOME_CODE:
-        raise _BadRow(f"outcome {clip(outcome)} is not one of {', '.join(OUTCOME_NAMES)}")
+        raise BadRow(f"outcome {clip(outcome)} is not one of {', '.join(OUTCOME_NAMES)}")
     if winnable is not _WINNABLE_OF[outcome]:
         shown = WINNABLE_TEXT[int(winnable)] if isinstance(winnable, bool) else (
             "empty" if winnable is None else clip(winnable))
-        raise _BadRow(f"winnable {shown} contradicts outcome {outcome}")
+        raise BadRow(f"winnable {shown} contradicts outcome {outcome}")
     if moves is None:
         moves = NO_MOVES
     else:
         moves = _integer("moves", moves)
         if outcome != "won":
-            raise _BadRow(f"moves {moves} given for a deal not won (outcome {outcome})")
+            raise BadRow(f"moves {moves} given for a deal not won (outcome {outcome})")
     states = _integer("states", states)
     try:
         ms = float(ms)
     except (TypeError, ValueError):
-        raise _BadRow(f"ms {clip(ms)} is not a number") from None
+        raise BadRow(f"ms {clip(ms)} is not a number") from None
     if not (math.isfinite(ms) and ms >= 0):
-        raise _BadRow(f"ms {ms} is not a time")
+        raise BadRow(f"ms {ms} is not a time")
     if reason is _NO_COLUMN:
         why = -1
     elif outcome == "unknown":
         if reason not in _REASON_CODE:
-            raise _BadRow(f"reason {clip(reason)} of an unknown deal is not one of "
+            raise BadRow(f"reason {clip(reason)} of an unknown deal is not one of "
                           f"{', '.join(_REASON_CODE)}")
         why = _REASON_CODE[reason]
     elif reason is not None:
-        raise _BadRow(f"reason {clip(reason)} given for a deal {outcome}")
+        raise BadRow(f"reason {clip(reason)} given for a deal {outcome}")
     else:
         why = 0
     return ident, deal, _OUTCOME_CODE[outcome], moves, states, ms, why
 
 
-def _block(rows) -> dict:
-    ids, deals, outcome, moves, states, ms, reason = zip(*rows)
+def _check_full_row(id_column, fields, analysis=None) -> tuple:
+    """``_check_row`` of ``fields``, plus ``check_fields`` of the row's ``analysis`` fields (a
+    file with the analysis columns) as the row's last item."""
+    row = _check_row(id_column, *fields)
+    if analysis is None:
+        return row
+    return row + (check_fields(fields[6], *analysis),)
+
+
+def _block(rows, with_analysis: bool) -> dict:
+    ids, deals, outcome, moves, states, ms, reason = list(zip(*rows))[:7]
     return {"ids": np.asarray(ids, dtype=np.int64), "deal": list(deals),
             "outcome": np.asarray(outcome, dtype=np.int8),
             "moves": np.asarray(moves, dtype=np.int64), "states": np.asarray(states, np.int64),
             "ms": np.asarray(ms, dtype=np.float64),
-            "reason": None if reason[0] < 0 else np.asarray(reason, dtype=np.int8)}
+            "reason": None if reason[0] < 0 else np.asarray(reason, dtype=np.int8),
+            "analysis": columns_of([r[7] for r in rows]) if with_analysis else None}
 
 
 class CsvLayout:
@@ -176,6 +194,8 @@ class CsvLayout:
         self.winnable_at = 1 + self.present.index("winnable")
         self.moves_at = 1 + self.present.index("moves")
         self.reason_at = 1 + self.present.index("reason") if "reason" in self.present else None
+        self.analysis = ([header.index(name) for name in ANALYSIS_COLUMNS]
+                         if analysed(header) else None)
 
 
 def _csv_blocks(f, layout: CsvLayout, block: int, path: str):
@@ -261,23 +281,24 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
             break
         try:
             if len(row) != len(header):
-                raise _BadRow(f"{len(row)} fields, the header has {len(header)}")
+                raise BadRow(f"{len(row)} fields, the header has {len(header)}")
             fields = [row[k] for k in layout.order]
             if fields[winnable_at] not in _CSV_WINNABLE:
-                raise _BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
+                raise BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
                               f"empty")
             fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
             fields[moves_at] = fields[moves_at] or None
             if reason_at is not None:
                 fields[reason_at] = fields[reason_at] or None
-            rows.append(_check_row(layout.id_column, *fields))
-        except _BadRow as e:
+            extra = None if layout.analysis is None else [row[k] or None for k in layout.analysis]
+            rows.append(_check_full_row(layout.id_column, fields, extra))
+        except BadRow as e:
             raise ValueError(f"{path} line {lines_before + reader.line_num}: {e}") from None
         if len(rows) == block:
-            yield _block(rows)
+            yield _block(rows, layout.analysis is not None)
             rows = []
     if rows:
-        yield _block(rows)
+        yield _block(rows, layout.analysis is not None)
 
 
 def _parquet_blocks(pf, id_column, block, path, arrow_error):
@@ -301,10 +322,13 @@ def _parquet_rows_checked(batch, id_column: str, path: str, rows_before: int) ->
     """The rows of a Parquet batch checked one by one; ``rows_before``: the file's rows before
     it (for the row numbers). ``None`` for an empty batch."""
     d = batch.to_pydict()
+    with_analysis = analysed(d)
+    extra = zip(*(d[name] for name in ANALYSIS_COLUMNS)) if with_analysis else repeat(None)
     rows = []
-    for k, fields in enumerate(zip(*(d[name] for name in (id_column,) + _present(d))), start=1):
+    for k, (fields, more) in enumerate(zip(zip(*(d[name] for name in (id_column,) + _present(d))),
+                                           extra), start=1):
         try:
-            rows.append(_check_row(id_column, *fields))
-        except _BadRow as e:
+            rows.append(_check_full_row(id_column, fields, more))
+        except BadRow as e:
             raise ValueError(f"{path} row {rows_before + k}: {e}") from None
-    return _block(rows) if rows else None
+    return _block(rows, with_analysis) if rows else None

@@ -146,6 +146,7 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
     d = summary.to_dict()
     d["run"] = {"out": plan.out, "format": plan.fmt, "rules": plan.rules.to_dict(),
                 "optimal": plan.optimal, "max_states": plan.max_states, "timeout": plan.timeout,
+                "analyse": plan.analyse, "playouts": plan.playouts if plan.analyse else None,
                 "executor": where, "resumed_deals": already, "scored_deals": scored,
                 "wall_seconds": wall, "deals_per_second": scored / wall if wall > 0 else 0.0}
     return d
@@ -169,5 +170,5 @@ def summarise_file(path: str, fmt: str | None = None) -> dict:
     summary = Summary(id_column)
     for b in blocks:
         summary.add(b["ids"], b["deal"].__getitem__, b["outcome"], b["moves"], b["states"],
-                    b["ms"], b["reason"])
+                    b["ms"], b["reason"], b["analysis"])
     return summary.to_dict()

@@ -12,6 +12,8 @@ from collections import Counter
 
 import numpy as np
 
+from solver.batch.analysis import AnalysisColumns
+from solver.batch.analysis_summary import AnalysisSummary, analysis_text
 from solver.pyramid.winnable import REASONS
 from solver.core.stats import fmt_p, text_histogram, wilson
 
@@ -41,15 +43,23 @@ class Summary:
         self.states_max = 0
         self.ns_total = 0
         self.slowest: list[dict] = []
+        self.analysis: AnalysisSummary | None = None
+        """The analysis columns' totals (``pyramid batch --analyse``); None without them."""
 
     @property
     def deals(self) -> int:
         return sum(self.outcomes.values())
 
-    def add(self, ids, deal_text, outcome, moves, states, ms, reason=None) -> None:
+    def add(self, ids, deal_text, outcome, moves, states, ms, reason=None,
+            analysis: AnalysisColumns | None = None) -> None:
         """Add a block of rows: numpy columns, ``deal_text(i)`` giving row i's deal text;
-        ``moves`` < 0 for none; ``reason``: codes of ``REASON_NAMES`` (None: not known)."""
+        ``moves`` < 0 for none; ``reason``: codes of ``REASON_NAMES`` (None: not known);
+        ``analysis``: the block's analysis columns (None: not analysed)."""
         outcome = np.asarray(outcome)
+        if analysis is not None:
+            if self.analysis is None:
+                self.analysis = AnalysisSummary()
+            self.analysis.add(outcome, moves, analysis)
         if len(outcome) == 0:
             return
         for code, name in enumerate(OUTCOME_NAMES):
@@ -92,14 +102,21 @@ class Summary:
         self.ns_total += other.ns_total
         self.slowest.extend(other.slowest)
         self._trim()
+        if other.analysis is not None:
+            if self.analysis is None:
+                self.analysis = AnalysisSummary()
+            self.analysis.merge(other.analysis)
 
     def state(self) -> dict:
         """Everything needed to rebuild this summary (stored beside each chunk of a run)."""
-        return {"id_column": self.id_column, "outcomes": dict(self.outcomes),
-                "reasons": dict(self.reasons),
-                "moves": {str(k): v for k, v in self.moves.items()},
-                "states_total": self.states_total, "states_max": self.states_max,
-                "ns_total": self.ns_total, "slowest": self.slowest}
+        d = {"id_column": self.id_column, "outcomes": dict(self.outcomes),
+             "reasons": dict(self.reasons),
+             "moves": {str(k): v for k, v in self.moves.items()},
+             "states_total": self.states_total, "states_max": self.states_max,
+             "ns_total": self.ns_total, "slowest": self.slowest}
+        if self.analysis is not None:
+            d["analysis"] = self.analysis.state()
+        return d
 
     @classmethod
     def from_state(cls, d: dict, top: int = SLOWEST) -> "Summary":
@@ -110,6 +127,8 @@ class Summary:
         s.states_total, s.states_max, s.ns_total = d["states_total"], d["states_max"], d["ns_total"]
         s.slowest = list(d["slowest"])
         s._trim()
+        if "analysis" in d:
+            s.analysis = AnalysisSummary.from_state(d["analysis"])
         return s
 
     def to_dict(self) -> dict:
@@ -122,7 +141,7 @@ class Summary:
             mean = sum(k * v for k, v in hist.items()) / solved
             moves = {"n": solved, "mean": mean, "median": _median(hist), "min": min(hist),
                      "max": max(hist)}
-        return {
+        d = {
             "deals": n,
             "outcomes": {name: self.outcomes[name] for name in ("won", "lost", "unknown")},
             "unknown_reasons": {name: self.reasons[name] for name in REASONS
@@ -136,6 +155,9 @@ class Summary:
                    "mean": self.ns_total / NS_PER_MS / n if n else None},
             "slowest": self.slowest,
         }
+        if self.analysis is not None:
+            d["analysis"] = self.analysis.to_dict()
+        return d
 
 
 def _median(hist: dict[int, int]) -> float:
@@ -178,4 +200,6 @@ def summary_text(d: dict) -> str:
         for s in d["slowest"]:
             lines.append(f"  {id_col} {s[id_col]:<10} {s['ms']:>10.3f} ms {s['states']:>12} states"
                          f"  {s['outcome']:<7}  {s['deal']}")
+    if "analysis" in d:
+        lines.append(analysis_text(d["analysis"]))
     return "\n".join(lines)

@@ -37,6 +37,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chunk
 from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
 from solver.pyramid.layout import DECK_CARDS
@@ -91,7 +92,8 @@ def decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, m
 
 @dataclass(frozen=True)
 class ChunkTask:
-    """One chunk of a batch: ``seeds`` (first, stop) or ``lines`` [(line number, text)]."""
+    """One chunk of a batch: ``seeds`` (first, stop) or ``lines`` [(line number, text)];
+    ``analyse``: add the analysis columns, with ``playouts`` playouts per won deal."""
 
     index: int
     rules: Rules
@@ -100,6 +102,8 @@ class ChunkTask:
     timeout: float | None = None
     seeds: tuple[int, int] | None = None
     lines: tuple = ()
+    analyse: bool = False
+    playouts: int = DEFAULT_PLAYOUTS
 
 
 @dataclass
@@ -109,7 +113,8 @@ class ChunkResult:
     ids: the seed, or the line number in the deal file; deals: (n, 52) int8 card ids;
     outcome: ``Outcome`` values; moves: minimum moves or ``NO_MOVES``; states: positions
     expanded; ns: wall time of the deal's search in nanoseconds; reason: codes of
-    ``REASON_NAMES``, the limit that left a deal unknown (0 for a decided deal).
+    ``REASON_NAMES``, the limit that left a deal unknown (0 for a decided deal); analysis: the
+    analysis columns (``--analyse``), else None.
     """
 
     index: int
@@ -120,6 +125,7 @@ class ChunkResult:
     states: np.ndarray
     ns: np.ndarray
     reason: np.ndarray
+    analysis: AnalysisColumns | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -265,6 +271,10 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
         # the winnability kernel stops early only at max_states
         reason = np.where(outcome == Outcome.UNKNOWN, REASON_NAMES.index(REASON_STATES),
                           0).astype(np.int8)
+    analysis = None
+    if task.analyse:
+        analysis = analyse_chunk(ids, deals, outcome, task.rules, task.playouts, task.max_states,
+                                 task.timeout)
     return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns,
-                       reason)
+                       reason, analysis)
 

@@ -6,7 +6,6 @@ import json
 import numpy as np
 import pytest
 
-import solver.batch.run as batch_mod
 from solver.batch.io import deal_texts
 from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
 from solver.batch.quick import csv_block, parquet_block
@@ -19,6 +18,7 @@ from solver.pyramid.deals import deal_from_seed, deals_from_seeds, format_deal
 from solver.pyramid.rules import PRESETS, Rules
 from solver.pyramid.winnable import Outcome, Workspace, solve_winnable
 from solver.core.stats import wilson
+from tests.batch.helpers import fail_after
 
 
 def rows(path, drop=("ms",)):
@@ -129,26 +129,12 @@ def test_median_of_a_histogram():
     assert _median({1: 2, 5: 1}) == 1
 
 
-def _fail_after(n_chunks, monkeypatch):
-    """Make the inline executor raise KeyboardInterrupt (a Ctrl-C) after ``n_chunks`` chunks."""
-    calls = {"n": 0}
-    real = batch_mod.solve_chunk
-
-    def flaky(task):
-        calls["n"] += 1
-        if calls["n"] > n_chunks:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(batch_mod, "solve_chunk", flaky)
-
-
 def test_interrupt_keeps_finished_chunks_and_resume_completes(tmp_path, monkeypatch):
     ref = tmp_path / "ref.csv"
     run_batch(plan_batch(SeedSource(0, 2000), str(ref), chunk=300), jobs=1, progress=False)
     out = tmp_path / "out.csv"
     plan = plan_batch(SeedSource(0, 2000), str(out), chunk=300)
-    _fail_after(3, monkeypatch)
+    fail_after(3, monkeypatch)
     with pytest.raises(BatchInterrupted) as e:
         run_batch(plan, jobs=1, progress=False)
     assert e.value.done == 900 and e.value.total == 2000
@@ -179,7 +165,7 @@ def test_resume_refuses_a_changed_deal_file(tmp_path, monkeypatch):
     p.write_text("\n".join(format_deal(deal_from_seed(s)) for s in range(12)) + "\n")
     out = tmp_path / "out.csv"
     plan = plan_batch(LineSource(str(p)), str(out), chunk=4)
-    _fail_after(2, monkeypatch)
+    fail_after(2, monkeypatch)
     with pytest.raises(BatchInterrupted):
         run_batch(plan, jobs=1, progress=False)
     monkeypatch.undo()

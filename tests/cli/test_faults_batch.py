@@ -34,6 +34,10 @@ DEAL0 = format_deal(deal_from_seed(0))
 GOOD_ROW = f"0,{DEAL0},true,,17,0.012000,won"
 HUGE = 10_000_000
 """Characters of a garbage line: its error must not echo it."""
+ANALYSED_HEADER = (f"{HEADER},reason,max_cleared,max_cleared_of,max_cleared_exact,loss_reason,"
+                   f"random_win_rate,greedy_win_rate")
+"""The columns of a results file made with --analyse."""
+GOOD_ANALYSED_ROW = f"0,{DEAL0},true,,17,0.012000,won,,28,28,true,,0.5,1"
 
 
 def results_csv(tmp: Path, *rows: str) -> Path:
@@ -41,6 +45,23 @@ def results_csv(tmp: Path, *rows: str) -> Path:
     p = tmp / "r.csv"
     p.write_text("\n".join((HEADER, GOOD_ROW) + rows) + "\n")
     return p
+
+
+def analysed_csv(*rows: str, header: str = ANALYSED_HEADER):
+    """A results file of --analyse: a good row followed by ``rows`` (line 3 onwards)."""
+    return lambda tmp: write(tmp, "a.csv", "\n".join((header, GOOD_ANALYSED_ROW) + rows) + "\n")
+
+
+def plain_run_interrupted(tmp: Path, hold: ExitStack) -> list:
+    """The parts of an interrupted plain run of seeds 0..9, resumed with --analyse."""
+    from solver.batch.plan import plan_batch
+    from solver.batch.sources import SeedSource
+
+    parts = tmp / "r.csv.parts"
+    parts.mkdir()
+    manifest = plan_batch(SeedSource(0, 10), str(tmp / "r.csv")).manifest()
+    (parts / "manifest.json").write_text(json.dumps(manifest))
+    return ["batch", "--seeds", "0:10", "--analyse", "--resume", "-q", "-o", tmp / "r.csv"]
 
 
 def write(tmp: Path, name: str, data: str | bytes) -> Path:
@@ -150,6 +171,35 @@ CASES = [
     ("scheduler-unreachable", batch_out("--seeds", "0:10", "--scheduler", "tcp://127.0.0.1:1"),
      INPUT, "Dask scheduler"),
     ("scheduler-not-dask", silent_server, INPUT, "does not answer as a Dask scheduler"),
+    # --analyse (issue 14 item 6)
+    ("playouts-zero", batch_out("--seeds", "0:10", "--analyse", "--playouts", 0), INPUT,
+     ("--playouts", "1 .. 1,000,000")),
+    ("playouts-too-many", batch_out("--seeds", "0:10", "--analyse", "--playouts", 10 ** 6 + 1),
+     INPUT, ("--playouts", "1000001")),
+    ("playouts-not-a-number", batch_out("--seeds", "0:10", "--analyse", "--playouts", "many"),
+     INPUT, "--playouts"),
+    ("playouts-without-analyse", batch_out("--seeds", "0:10", "--playouts", 100), INPUT,
+     ("--playouts", "--analyse only")),
+    ("resume-analysed-on-plain-parts", plain_run_interrupted, INPUT,
+     ("cannot resume", "made without --analyse")),
+    ("stats-analysed-rate-of-a-lost-deal",
+     stats_of(analysed_csv(f"1,{DEAL0},false,,5,0.1,lost,,20,28,true,,0.25,0")), INPUT,
+     ("a.csv line 3", "random_win_rate 0.25 on a lost deal")),
+    ("stats-analysed-all-cleared-on-a-lost-deal",
+     stats_of(analysed_csv(f"1,{DEAL0},false,,5,0.1,lost,,28,28,true,dead_card,0,0")), INPUT,
+     ("a.csv line 3", "max_cleared 28 of 28 on a lost deal")),
+    ("stats-analysed-reason-of-a-won-deal",
+     stats_of(analysed_csv(f"1,{DEAL0},true,,5,0.1,won,,28,28,true,dead_card,0.5,1")), INPUT,
+     ("a.csv line 3", "loss_reason 'dead_card' given for a won deal")),
+    ("stats-analysed-rate-above-1",
+     stats_of(analysed_csv(f"1,{DEAL0},true,,5,0.1,won,,28,28,true,,1.5,1")), INPUT,
+     ("a.csv line 3", "random_win_rate 1.5 is not a rate")),
+    ("stats-analysed-figures-of-an-unknown-deal",
+     stats_of(analysed_csv(f"1,{DEAL0},,,5,0.1,unknown,states,20,28,true,,0,0")), INPUT,
+     ("a.csv line 3", "max_cleared given for an unknown deal")),
+    ("stats-analysed-columns-cut",
+     stats_of(analysed_csv(header=ANALYSED_HEADER.rsplit(",", 1)[0])), INPUT,
+     ("a.csv", "missing greedy_win_rate")),
     # another run holds the output (item 3)
     ("output-in-use", lock_held, FAULT, ("another", "r.csv")),
     # stats (items 7, 8, 9)
