@@ -186,7 +186,8 @@ def _covered_by_group(p: int, group: set, exclude: tuple) -> bool:
     return any(g < PYRAMID_CARDS and g not in exclude and int(ABOVE[p]) >> g & 1 for g in group)
 
 
-def can_meet(f: _Facts, a: int, b: int, group: set = frozenset(), waste_rule: bool = False) -> bool:
+def _can_meet(f: _Facts, a: int, b: int, group: set = frozenset(),
+              waste_rule: bool = False) -> bool:
     """Whether in-play partners ``a`` and ``b`` (slots) could ever be removed together while every
     card of ``group`` is still in play (``waste_rule``: use the no-recycle-left waste order)."""
     pair = (a, b)
@@ -212,7 +213,7 @@ def _can_go(f: _Facts, slot: int, group: set, waste_rule: bool) -> bool:
         if slot < PYRAMID_CARDS:
             return not _covered_by_group(slot, group, (slot,))
         return not _buried(f, slot, group, waste_rule)
-    return any(can_meet(f, slot, t, group, waste_rule) for t in f.partners(slot))
+    return any(_can_meet(f, slot, t, group, waste_rule) for t in f.partners(slot))
 
 
 def _frozen(f: _Facts, group: set, waste_rule: bool) -> set:
@@ -253,7 +254,7 @@ def _hall_violation(f: _Facts) -> tuple[list[int], list[int]] | None:
             if best is not None and size >= len(best[0]):
                 break
             for group in combinations(cards, size):
-                met = [t for t in mates if any(can_meet(f, a, t) for a in group)]
+                met = [t for t in mates if any(_can_meet(f, a, t) for a in group)]
                 if len(met) < size:
                     best = (list(group), met)
                     break
@@ -279,7 +280,7 @@ def _subgame_clears(f: _Facts, lows: tuple) -> bool:
     pairs = [((1 << i) | (1 << j), cover[i] | cover[j])
              for i, j in combinations(range(len(cards)), 2)
              if f.values[cards[i]] + f.values[cards[j]] == PAIR_SUM
-             and can_meet(f, cards[i], cards[j])]
+             and _can_meet(f, cards[i], cards[j])]
     seen = {(1 << len(cards)) - 1}
     todo = list(seen)
     while todo:
@@ -441,7 +442,7 @@ def reason_holds(deal, rules: Rules, start, reason: LossReason) -> bool:
     if reason.kind == DEAD_CARD:
         mates = f.partners(card)
         return (v != KING and sorted(others) == sorted(mates)
-                and not any(can_meet(f, card, t) for t in mates))
+                and not any(_can_meet(f, card, t) for t in mates))
     if reason.kind == CLASS_EXHAUSTED:
         if v == KING:
             return False
@@ -449,7 +450,7 @@ def reason_holds(deal, rules: Rules, start, reason: LossReason) -> bool:
         met = {s for s in others if f.value(s) == PAIR_SUM - v}
         if len(group) + len(met) != len(others) + 1 or not all(f.must_go(s) for s in group):
             return False
-        reachable = {t for t in f.partners(card) if any(can_meet(f, a, t) for a in group)}
+        reachable = {t for t in f.partners(card) if any(_can_meet(f, a, t) for a in group)}
         return reachable <= met and len(met) < len(group)
     if reason.kind == CLASS_ORDER:
         lows = tuple(sorted({_low(f.values[s]) for s in [card, *others]}))

@@ -6,15 +6,16 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 
 from solver.core.cards import card_rank, format_card
 from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.dfs import Outcome
+from solver.pyramid.dfs import Outcome, dead
 from solver.pyramid.reasons import (REASON_KINDS, LossReason, find_reason, reason_holds)
 from solver.pyramid.replay import Position
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.state import pack_position
+from solver.pyramid.rules import PRESETS, Rules, rule_args
+from solver.pyramid.state import deal_tables, pack_position
 from solver.pyramid.winnable import Workspace, solve_winnable
 from tests.reference.reasons import never_removed, verify
 
@@ -82,6 +83,26 @@ def test_reasons_fire_on_lost_deals_of_both_presets():
             if r is not None:
                 kinds.add(r.kind)
     assert {"dead_card", "class_exhausted", "class_order"} <= kinds  # buried_partners: below
+
+
+@pytest.mark.parametrize("rules", [PRESETS["standard"], PRESETS["msc"],
+                                   Rules(recycles=0, overlap=False, goal="all")],
+                         ids=["standard", "msc", "0_no_overlap_all"])
+def test_agrees_with_the_searchs_dead_card_test(rules):
+    """Whenever the winnability search's own pruning (dfs.dead) sees a dead card, find_reason
+    gives a dead_card (its test is the same, a little sharper without overlap pairs)."""
+    tabs_rule = rule_args(rules)
+    rng = random.Random(2)
+    seen = 0
+    for seed in range(80):
+        deal = deal_from_seed(seed)
+        for pos in (Position(deal, rules), random_position(deal, rules, 35, rng)):
+            start = packed(pos)
+            if dead(np.uint64(start), deal_tables(deal), tabs_rule):
+                seen += 1
+                reason = find_reason(deal, rules, start)
+                assert reason is not None and reason.kind == "dead_card", (seed, reason)
+    assert seen >= 5
 
 
 def test_brute_force_confirms_reasons_on_small_positions():
