@@ -74,7 +74,8 @@ from solver.pyramid.rules import Rules
 from solver.pyramid.state import START, field_mask, field_shift
 
 REASON_KINDS = ("dead_card", "class_exhausted", "buried_partners", "out_of_reach", "class_order")
-"""The kinds of proof, in the order ``find_reason`` tries them (the module docstring states each)."""
+"""The kinds of proof, in the order ``find_reason`` tries them (the module docstring states
+each)."""
 DEAD_CARD, CLASS_EXHAUSTED, BURIED_PARTNERS, OUT_OF_REACH, CLASS_ORDER = REASON_KINDS
 PAIR_SUM = 13
 """Two cards pair when their values sum to this (a king, 13, goes alone)."""

@@ -2,9 +2,9 @@
 
 Written apart from that module on purpose (it never calls it): the position is a
 ``solver.pyramid.replay.Position``, the geometry is worked out here from rows and columns, and the
-rules are read off docs/pyramid.md again. ``verify`` re-checks a reason's proof (for ``class_order`` by playing out every order of the
-cards of the two values alone);
-``never_removed`` confirms it by brute force (every position reachable from a small position).
+rules are read off docs/pyramid.md again. ``verify`` re-checks a reason's proof (for
+``class_order`` by playing out every order of the cards of its values alone); ``never_removed``
+confirms it by brute force (every position reachable from a small position).
 """
 
 from __future__ import annotations
