@@ -9,10 +9,11 @@ none):
                                under goal all). Empty (null) for an unknown deal.
     max_cleared_of     int16   what ``max_cleared`` counts out of: 28 (goal pyramid) or 52 (goal
                                all); empty for an unknown deal.
-    max_cleared_exact  bool    true when ``max_cleared`` is exact; false when the partial search
-                               hit ``--max-states`` (or ``--timeout``) first, so that
-                               ``max_cleared`` is a proven lower bound (a line reaching it exists)
-                               and the exact figure may be higher. Empty for an unknown deal.
+    max_cleared_exact  bool    true when ``max_cleared`` is proven exact; false when the partial
+                               search hit ``--max-states`` (or ``--timeout``) before its lower
+                               and upper bounds met, so that ``max_cleared`` is a proven lower
+                               bound (a line reaching it exists) and the exact figure may be
+                               higher. Empty for an unknown deal.
     loss_reason        string  a lost deal's short proof (``solver.pyramid.reasons.REASON_KINDS``,
                                e.g. a dead card); empty when it has none, and for deals not lost.
                                (Not ``reason``: that column already names the limit that left a
@@ -64,6 +65,12 @@ EXACT_TEXT = {0: "false", 1: "true", NO_VALUE: ""}
 def cleared_of(rules: Rules) -> int:
     """The cards a won deal clears: 28 under goal pyramid, 52 under goal all."""
     return DECK_CARDS if rules.goal == "all" else PYRAMID_CARDS
+
+
+def count_exact(r) -> int:
+    """1 if the count of a ``PartialResult`` is proven: the search finished, or its proven lower
+    and upper bounds met (a limit may have stopped only the search for the fewest moves)."""
+    return int(r.exact or r.best == r.upper)
 
 
 def playout_seed(ident: int) -> int:
@@ -119,12 +126,13 @@ class AnalysisColumns:
 
 
 def analyse_chunk(ids: np.ndarray, deals: np.ndarray, outcome: np.ndarray, rules: Rules,
-                  playouts: int, max_states: int = 0,
-                  timeout: float | None = None) -> AnalysisColumns:
+                  playouts: int, max_states: int = 0, timeout: float | None = None,
+                  workspace=None) -> AnalysisColumns:
     """The analysis columns of decided deals (``outcome`` codes: 0 lost, 1 won, 2 unknown).
 
-    Lost deals: ``best_partial`` under ``max_states`` / ``timeout`` and ``find_reason``; won
-    deals: ``playouts`` random and greedy playouts seeded with ``playout_seed(id)``."""
+    Lost deals: ``best_partial`` under ``max_states`` / ``timeout`` (in ``workspace``, a
+    ``PartialWorkspace`` of this thread) and ``find_reason``; won deals: ``playouts`` random and
+    greedy playouts seeded with ``playout_seed(id)``."""
     from solver.pyramid.partial import best_partial
     from solver.pyramid.playouts import playout_wins_many
     from solver.pyramid.reasons import find_reason
@@ -133,8 +141,10 @@ def analyse_chunk(ids: np.ndarray, deals: np.ndarray, outcome: np.ndarray, rules
     reasons = list(cols.loss_reason)
     most = cleared_of(rules)
     for k in np.flatnonzero(outcome == 0).tolist():
-        r = best_partial(deals[k], rules, max_states=max_states, timeout=timeout)
-        cols.max_cleared[k], cols.cleared_of[k], cols.exact[k] = r.best, r.most, int(r.exact)
+        r = best_partial(deals[k], rules, max_states=max_states, timeout=timeout,
+                         workspace=workspace)
+        cols.max_cleared[k], cols.cleared_of[k] = r.best, r.most
+        cols.exact[k] = count_exact(r)
         why = find_reason(deals[k], rules)
         reasons[k] = "" if why is None else why.kind
         cols.random_rate[k] = cols.greedy_rate[k] = 0.0

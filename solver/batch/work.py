@@ -165,6 +165,7 @@ def workspace_for(rules: Rules) -> Workspace:
 
 
 OPTIMAL_KEY = "optimal"
+PARTIAL_KEY = "partial"
 
 
 def optimal_workspace(rules: Rules):
@@ -178,6 +179,15 @@ def optimal_workspace(rules: Rules):
         return ws
 
     return _per_thread(OPTIMAL_KEY, make)
+
+
+def partial_workspace(rules: Rules):
+    """This thread's best-partial search arrays (``solver.pyramid.partial.PartialWorkspace``)
+    for ``rules`` (that module's own reused workspace is one per process, which two threads of
+    a Dask worker must not share)."""
+    from solver.pyramid.partial import PartialWorkspace
+
+    return _per_thread((PARTIAL_KEY, rules), lambda: PartialWorkspace.create(rules))
 
 
 def _drop_optimal_workspace() -> None:
@@ -274,7 +284,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     analysis = None
     if task.analyse:
         analysis = analyse_chunk(ids, deals, outcome, task.rules, task.playouts, task.max_states,
-                                 task.timeout)
+                                 task.timeout, partial_workspace(task.rules))
     return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns,
                        reason, analysis)
 
