@@ -1,0 +1,292 @@
+"""Playouts: the full legal-move generator against ``Position.legal_steps``, both players
+against plain-Python players on ``replay.Position`` with the plain-Python SplitMix64, the same
+rates whatever ``jobs``, and a chi-square test of the random player's choice."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pytest
+
+from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.layout import PYRAMID_CARDS, ROW_OF
+from solver.pyramid.playout_kernels import (PLAYER_GREEDY, PLAYER_RANDOM, choose, gen_legal,
+                                            play_block)
+from solver.pyramid.playouts import (DEFAULT_PLAYOUTS, PLAYERS, PlayoutRates, playout_rates,
+                                     playout_wins_many, start_state)
+from solver.pyramid.replay import STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position
+from solver.pyramid.rules import PRESETS, Rules, rule_args
+from solver.pyramid.state import (AFTER_DRAW, MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE,
+                                  REC_MASK, apply_concrete, deal_tables, decode_move,
+                                  pack_position)
+from tests.reference.rng import SplitMix64
+from tests.reference.rng import stream_seed as ref_stream_seed
+
+ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=t, goal=g)
+             for r, o, t, g in itertools.product((0, 1, 2, None), (False, True), (False, True),
+                                                 ("pyramid", "all"))]
+"""Every rule combination of issue 14's matrix (recycles 0/1/2/unlimited x overlap x stock top x
+goal)."""
+
+
+def pack(pos: Position) -> int:
+    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
+                         pos.rules.recycles is not None)
+
+
+def move_step(deal, m) -> tuple:
+    """The replay step of a kernel move int."""
+    kind, a, b = decode_move(m)
+    if kind == MOVE_DRAW:
+        return (STEP_DRAW,)
+    if kind == MOVE_RECYCLE:
+        return (STEP_RECYCLE,)
+    if kind == MOVE_KING:
+        return (STEP_KING, int(deal[a]))
+    return (STEP_PAIR, int(deal[a]), int(deal[b]))
+
+
+def kernel_moves(pos: Position, tabs, rule) -> list[int]:
+    out = np.zeros(MAX_MOVES, dtype=np.int64)
+    n = gen_legal(np.uint64(pack(pos)), tabs, rule, out)
+    return [int(m) for m in out[:n]]
+
+
+def walk_positions(rules: Rules, deals: int, steps: int, seed: int):
+    """Positions met along seeded random walks (plain Python ``random``) over ``legal_steps``."""
+    rnd = random.Random(seed)
+    for k in range(deals):
+        pos = Position(deal_from_seed(seed * 1000 + k), rules)
+        for _ in range(steps):
+            yield pos
+            legal = pos.legal_steps()
+            if not legal:
+                break
+            # lean towards removals, so the walks reach emptied pyramids and late passes
+            removals = [s for s in legal if s[0] in (STEP_KING, STEP_PAIR)]
+            pos = pos.copy()
+            pos.apply(rnd.choice(removals) if removals and rnd.random() < 0.7
+                      else rnd.choice(legal))
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe())
+def test_legal_moves_equal_legal_steps(rules):
+    """gen_legal lists exactly legal_steps, in its order, and each move leads where the step
+    does (about 5,000 positions over the 32 rule combinations)."""
+    seen = 0
+    rule = rule_args(rules)
+    for pos in walk_positions(rules, deals=4, steps=60, seed=ALL_RULES.index(rules)):
+        tabs = deal_tables(pos.deal)
+        moves = kernel_moves(pos, tabs, rule)
+        assert [move_step(pos.deal, m) for m in moves] == pos.legal_steps()
+        state = np.uint64(pack(pos))
+        for m, step in zip(moves, pos.legal_steps()):
+            after = pos.copy()
+            after.apply(step)
+            got = int(apply_concrete(state, m)) & ~int(AFTER_DRAW)
+            if rules.recycles is None:
+                got &= ~int(REC_MASK)
+            assert got == pack(after)
+        seen += 1
+    assert seen >= 100
+
+
+def test_won_position_has_no_moves():
+    deal = deal_from_seed(3)
+    pos = Position(deal, Rules())
+    pos.present = 0
+    assert kernel_moves(pos, deal_tables(deal), rule_args(Rules())) == []
+
+
+# --------------------------------------------------------------------------- plain players
+
+
+def greedy_reference(legal: list, pos: Position, rng: SplitMix64) -> tuple:
+    """The greedy rule of solver/pyramid/playouts.py, written from its docstring."""
+    removals = [s for s in legal if s[0] in (STEP_KING, STEP_PAIR)]
+    if not removals:
+        return legal[-1]
+    pos_of = {int(c): p for p, c in enumerate(pos.deal[:PYRAMID_CARDS])}
+
+    def score(step):
+        rows = [int(ROW_OF[pos_of[c]]) + 1 for c in step[1:] if c in pos_of]
+        return (step[0] == STEP_KING, max(rows, default=0))
+
+    best = max(score(s) for s in removals)
+    ties = [s for s in removals if score(s) == best]
+    return ties[rng.below(len(ties))] if len(ties) > 1 else ties[0]
+
+
+def reference_playout(deal, rules: Rules, player: str, seed: int, i: int) -> bool:
+    """One playout on ``replay.Position`` with the plain-Python SplitMix64."""
+    rng = SplitMix64(ref_stream_seed(seed, i))
+    pos = Position(deal, rules)
+    recycled = removed = False
+    while True:
+        legal = pos.legal_steps()
+        if not legal:
+            return pos.is_won()
+        if player == "greedy":
+            step = greedy_reference(legal, pos, rng)
+        else:
+            step = legal[rng.below(len(legal))] if len(legal) > 1 else legal[0]
+        if step[0] == STEP_RECYCLE and rules.recycles is None:
+            if recycled and not removed:
+                return False  # a full pass from one recycle to the next removed nothing
+            recycled, removed = True, False
+        elif step[0] in (STEP_KING, STEP_PAIR):
+            removed = True
+        pos.apply(step)
+
+
+def kernel_playouts(deal, rules: Rules, seed: int, count: int) -> np.ndarray:
+    out = np.zeros((count, 2), dtype=np.int8)
+    play_block(np.asarray(deal, dtype=np.int64), np.uint64(start_state(deal, rules, None)),
+               rule_args(rules), np.uint64(seed), 0, count, out)
+    return out
+
+
+CROSS_RULES = [PRESETS["standard"], PRESETS["msc"], Rules(recycles=0, goal="all", stock_top=True),
+               Rules(recycles=None, overlap=False, goal="all")]
+
+
+@pytest.mark.parametrize("rules", CROSS_RULES, ids=lambda r: r.describe())
+def test_kernel_playouts_equal_plain_players(rules):
+    seed = 11
+    wins = {"random": 0, "greedy": 0}
+    for deal_seed in (1, 5, 8):
+        deal = deal_from_seed(deal_seed)
+        got = kernel_playouts(deal, rules, seed, 25)
+        for i in range(25):
+            for code, player in ((PLAYER_RANDOM, "random"), (PLAYER_GREEDY, "greedy")):
+                want = reference_playout(deal, rules, player, seed, i)
+                assert bool(got[i, code]) == want, (deal_seed, player, i)
+                wins[player] += want
+    if rules in PRESETS.values():  # both outcomes were compared (other rules may lose all)
+        assert 0 < wins["random"] + wins["greedy"] < 150
+
+
+def test_reference_can_fail():
+    """The comparison above catches a kernel that differs: a player that never recycles twice
+    without a removal between (no loop rule) or one drawing from another stream disagrees."""
+    deal = deal_from_seed(1)
+    rules = PRESETS["standard"]
+    got = kernel_playouts(deal, rules, 11, 25)
+    other = [reference_playout(deal, rules, "random", 12, i) for i in range(25)]
+    assert [bool(x) for x in got[:, PLAYER_RANDOM]] != other
+
+
+# --------------------------------------------------------------------------- API
+
+
+def test_rates_same_with_one_and_two_jobs():
+    deal = deal_from_seed(2)
+    for rules in PRESETS.values():
+        one = playout_rates(deal, rules, games=6_000, seed=4, jobs=1)
+        two = playout_rates(deal, rules, games=6_000, seed=4, jobs=2)
+        assert one == two
+        assert one.to_dict() == {"games": 6_000, "seed": 4, "random": one.random,
+                                 "greedy": one.greedy}
+        assert one.random["n"] == 6_000 and one.random["p"] == one.random_wins / 6_000
+
+
+def test_many_equals_one_at_a_time():
+    deals = np.array([deal_from_seed(s) for s in range(4)])
+    rules = PRESETS["msc"]
+    many = playout_wins_many(deals, rules, 500, seed=9)
+    for d in range(4):
+        one = playout_rates(deals[d], rules, games=500, seed=9)
+        assert (many.random[d], many.greedy[d]) == (one.random_wins, one.greedy_wins)
+    only = playout_wins_many(deals, rules, 500, seed=9, greedy=False)
+    assert list(only.random) == list(many.random) and not only.greedy.any()
+
+
+def test_start_position():
+    """From a won position every playout wins; a Position and its packing give the same rates."""
+    deal = deal_from_seed(6)
+    rules = Rules()
+    pos = Position(deal, rules)
+    for step in ["draw", "draw", "draw"]:
+        pos.apply((step,))
+    a = playout_rates(deal, rules, games=300, seed=1, start=pos)
+    b = playout_rates(deal, rules, games=300, seed=1, start=pack(pos))
+    assert a == b
+    won = Position(deal, rules)
+    won.present = 0
+    assert playout_rates(deal, rules, games=50, start=won).random_wins == 50
+
+
+def test_bad_input():
+    deal = deal_from_seed(0)
+    with pytest.raises(ValueError):
+        playout_rates(deal, games=0)
+    with pytest.raises(ValueError):
+        playout_rates(deal, seed=-1)
+    with pytest.raises(ValueError):
+        playout_rates(deal[:51])
+    with pytest.raises(ValueError):
+        playout_rates(deal, rules="standard")
+    with pytest.raises(ValueError):
+        playout_rates(deal, start=Position(deal, PRESETS["msc"]))
+    with pytest.raises(ValueError):
+        playout_wins_many(deal, Rules(), 10)
+    assert PLAYERS == ("random", "greedy") and DEFAULT_PLAYOUTS == 10_000
+    assert PlayoutRates.__dataclass_params__.frozen
+
+
+# --------------------------------------------------------------------------- uniform choice
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """Upper tail of the chi-square distribution (series of the lower regularised gamma)."""
+    a, z = df / 2, x / 2
+    term = total = 1 / a
+    k = 0
+    while term > 1e-16 * total:
+        k += 1
+        term *= z / (a + k)
+        total += term
+    lower = math.exp(-z + a * math.log(z) - math.lgamma(a)) * total
+    return max(0.0, 1 - lower)
+
+
+def first_choices(pick, samples: int) -> tuple[list[int], int]:
+    """Counts of each move index chosen at a fixed position with several legal moves, one
+    fresh stream per sample as the playouts use them."""
+    rules = Rules(recycles=None, overlap=True, stock_top=True, goal="all")
+    pos = next(p for p in walk_positions(rules, deals=10, steps=60, seed=3)
+               if len(p.legal_steps()) >= 5)
+    deal = pos.deal
+    moves = np.array(kernel_moves(pos, deal_tables(deal), rule_args(rules)) + [0] * 8,
+                     dtype=np.int64)
+    n = len(pos.legal_steps())
+    counts = [0] * n
+    for i in range(samples):
+        counts[pick(np.array([ref_stream_seed(5, i)], dtype=np.uint64), moves, n)] += 1
+    return counts, n
+
+
+def test_random_choice_is_uniform():
+    counts, n = first_choices(lambda rs, moves, n: choose(rs, PLAYER_RANDOM, moves, n), 20_000)
+    expected = sum(counts) / n
+    chi2 = sum((c - expected) ** 2 / expected for c in counts)
+    assert chi2_sf(chi2, n - 1) > 1e-4
+
+
+def test_chi_square_detects_a_planted_bias():
+    """A chooser that picks the last move twice as often as the others fails the test."""
+    def biased(rs, moves, n):
+        return min(choose(rs, PLAYER_RANDOM, moves, n + 1), n - 1)
+
+    counts, n = first_choices(biased, 20_000)
+    expected = sum(counts) / n
+    chi2 = sum((c - expected) ** 2 / expected for c in counts)
+    assert chi2_sf(chi2, n - 1) < 1e-6
+
+
+def test_chi2_sf():
+    assert chi2_sf(3.841458820694124, 1) == pytest.approx(0.05, abs=1e-6)
+    assert chi2_sf(18.46682695290317, 4) == pytest.approx(0.001, abs=1e-7)
