@@ -1,0 +1,195 @@
+"""The best partial result (solver/pyramid/partial.py) against the plain reference.
+
+``tests/reference/partial.py`` searches every reachable position breadth-first with
+``replay.Position`` alone. Full lost deals have too many positions for it, so the positions
+compared are real positions of lost deals after a seeded random prefix of legal moves (removals
+preferred), as ``--after`` gives them: the prefix is played until the reference finishes within
+its cap. Every line must replay from its start to exactly the count claimed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from reference.partial import reference_partial_from, removed
+from reference.pyramid import partner_endgame
+
+from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid.partial import PartialResult, best_partial
+from solver.pyramid.replay import Position, replay_from
+from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.state import pack_position
+from solver.pyramid.winnable import REASONS, Outcome, solve_winnable
+
+REF_CAP = 10_000
+"""Most positions the reference may see for one comparison (about a second of plain Python)."""
+PYRAMID_LEFT = 17
+"""The prefix plays on until at most this many pyramid cards are left before the first try."""
+
+ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
+             for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),
+                                                 ("pyramid", "all"))]
+
+
+def packed(pos: Position) -> int:
+    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
+                         pos.rules.recycles is not None)
+
+
+def prefix_positions(deal, rules: Rules, seed: int):
+    """Positions along one seeded random line of ``deal`` (removals preferred to draws): after
+    every removal once at most ``PYRAMID_LEFT`` pyramid cards are left, and the line's last
+    position (it ends when no move is left or a full pass of the stock removed nothing)."""
+    rng = random.Random(seed)
+    pos = Position(deal, rules)
+    idle = 0
+    while True:
+        steps = pos.legal_steps()
+        if not steps or idle > 2 * (len(pos.stock) + len(pos.waste)) + 2:
+            yield pos
+            return
+        removals = [s for s in steps if s[0] in ("pair", "king")]
+        pos.apply(rng.choice(removals or steps))
+        idle = 0 if removals else idle + 1
+        if removals and pos.pyramid_left() <= PYRAMID_LEFT:
+            yield pos.copy()
+
+
+def compare(deal, rules: Rules, pos: Position) -> bool:
+    """Check ``best_partial`` from ``pos`` against the reference; True when a line of at least one
+    move was checked, False when the answer was the empty line or the reference needed more than
+    ``REF_CAP`` positions (nothing checked)."""
+    expected = reference_partial_from(pos, REF_CAP)
+    if expected is None:
+        return False
+    best, moves, _ = expected
+    res = best_partial(deal, rules, start=packed(pos))
+    assert res.exact and res.reason is None
+    assert (res.best, len(res.line)) == (best, moves), (res.best, len(res.line), best, moves)
+    assert res.upper == res.best
+    check_line(res, pos)
+    return moves > 0
+
+
+def check_line(res: PartialResult, pos: Position) -> None:
+    """The line replays from ``pos`` and ends with exactly ``res.best`` counted cards gone."""
+    run = replay_from(pos, list(res.line))
+    assert run.ok, run.message()
+    assert removed(run.position) == res.best
+    assert res.to_dict()["moves"] == len(res.line)
+
+
+def check_lost_deals(preset: str, seeds, wanted: int) -> None:
+    rules = PRESETS[preset]
+    done = 0
+    for seed in seeds:
+        deal = deal_from_seed(seed)
+        if solve_winnable(deal, rules).outcome != Outcome.LOST:
+            continue
+        if any(compare(deal, rules, pos) for pos in prefix_positions(deal, rules, seed)):
+            done += 1
+        if done == wanted:
+            return
+    raise AssertionError(f"only {done} lost deals compared")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_agrees_with_reference_on_lost_deals(preset):
+    check_lost_deals(preset, range(1000), 8)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_agrees_with_reference_on_200_lost_deals(preset):
+    check_lost_deals(preset, range(100_000), 200)
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe().replace(" ", "-"))
+def test_agrees_with_reference_under_every_rule_combination(rules):
+    """Endgames with a stock of partners (mostly won or nearly so) and positions along random
+    lines of seeded deals (mostly lost)."""
+    checked = 0
+    for i in range(3):
+        deal = deal_from_seed(700 + i)
+        pos = partner_endgame(deal, rules, seed=i, pyramid_left=4 + 2 * i)
+        checked += compare(deal, rules, pos)
+        checked += any(compare(deal, rules, p) for p in prefix_positions(deal, rules, i))
+    assert checked >= 4
+
+
+def test_full_deal_counts_from_the_start_and_after_moves():
+    """From a deal's start, and from a position after some moves: the count includes the cards
+    the earlier moves removed, and the line starts at the position given."""
+    rules = PRESETS["standard"]
+    seed = next(s for s in range(100) if solve_winnable(deal_from_seed(s), rules).outcome
+                == Outcome.LOST)
+    deal = deal_from_seed(seed)
+    full = best_partial(deal, rules)
+    assert full.exact and full.counted == "pyramid" and full.most == 28 and full.best < 28
+    check_line(full, Position(deal, rules))
+    pos = Position(deal, rules)
+    for step in full.line[:6]:
+        pos.apply(step)
+    after = best_partial(deal, rules, start=packed(pos))
+    assert after.best == full.best
+    assert len(after.line) == len(full.line) - 6
+    check_line(after, pos)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_won_deal_gives_a_shortest_win(preset):
+    rules = PRESETS[preset]
+    seed = next(s for s in range(100) if solve_winnable(deal_from_seed(s), rules).outcome
+                == Outcome.WON)
+    deal = deal_from_seed(seed)
+    res = best_partial(deal, rules)
+    assert res.exact and res.best == res.upper == res.most == 28
+    assert len(res.line) == solve_optimal(deal, rules).moves
+    run = replay_from(Position(deal, rules), list(res.line))
+    assert run.ok and run.won
+
+
+@pytest.mark.parametrize("rules", [PRESETS["standard"], PRESETS["msc"], Rules(goal="all"),
+                                   Rules(recycles=1, goal="all", stock_top=True)],
+                         ids=lambda r: r.describe().replace(" ", "-"))
+def test_limits_give_sound_bounds(rules):
+    """Under a cap on positions: lower <= exact <= upper, the line reaches the lower bound, and
+    the reason names the limit."""
+    for seed in range(6):
+        deal = deal_from_seed(seed)
+        exact = best_partial(deal, rules)
+        assert exact.exact
+        for cap in (1, 10, 200):
+            res = best_partial(deal, rules, max_states=cap)
+            assert res.best <= exact.best <= res.upper <= res.most
+            check_line(res, Position(deal, rules))
+            if not res.exact:
+                assert res.reason in REASONS
+            else:
+                assert (res.best, len(res.line)) == (exact.best, len(exact.line))
+        quick = best_partial(deal, rules, timeout=1e-6)
+        assert quick.best <= exact.best <= quick.upper
+        check_line(quick, Position(deal, rules))
+
+
+def test_result_record():
+    res = best_partial(deal_from_seed(1))
+    d = res.to_dict()
+    assert list(d) == ["counted", "most", "best", "upper", "exact", "moves", "line", "states",
+                       "seconds", "reason"]
+    assert d["moves"] == len(d["line"]) and all(isinstance(s, str) for s in d["line"])
+    with pytest.raises(ValueError):
+        PartialResult("pyramid", 28, 20, 19, (), True, 0, 0.0, None)
+    with pytest.raises(ValueError):
+        PartialResult("pyramid", 28, 20, 22, (), False, 0, 0.0, None)
+
+
+@pytest.mark.parametrize("kwargs", [{"max_states": -1}, {"max_states": 1.5}, {"timeout": 0},
+                                    {"start": -1}, {"start": 1 << 62}, {"rules": "standard"},
+                                    {"start": 3 << 57, "rules": PRESETS["msc"]}])
+def test_bad_input_is_refused(kwargs):
+    with pytest.raises(ValueError):
+        best_partial(deal_from_seed(0), **kwargs)
