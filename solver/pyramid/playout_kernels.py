@@ -15,9 +15,9 @@ import numpy as np
 from numba import njit
 
 from solver.core.rng import below, stream_seed
-from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS, ROW_OF
+from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS, PYRAMID_ROWS, ROW_OF
 from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_PAIR, MOVE_RECYCLE,
-                                  NO_SLOT, PYR_MASK, REC_MASK, apply_concrete,
+                                  NO_SLOT, PYR_MASK, REC_MASK, ROW_MASKS, apply_concrete,
                                   deal_tables, encode_move, is_won, lowest_bit_index, move_a,
                                   move_b, move_kind, recycles_used, stock_top, uncovered_mask,
                                   waste_top)
@@ -36,6 +36,24 @@ _ZERO = np.uint64(0)
 def push_pair(a, b, out, n):
     out[n] = encode_move(MOVE_PAIR, a, b)
     return n + 1
+
+
+@njit(cache=True)
+def overlap_covers(pyr, unc):
+    """Masks of the present covered cards that can form an overlap pair: ``left``, those whose
+    left cover is uncovered and right cover gone; ``right``, the mirror image (row shifts, as in
+    ``state.uncovered_mask``; a card is in at most one of them)."""
+    left = _ZERO
+    right = _ZERO
+    for r in range(PYRAMID_ROWS - 1):
+        shift_l = np.uint64(r + 1)
+        shift_r = np.uint64(r + 2)
+        row = ROW_MASKS[r]
+        nxt = pyr & ROW_MASKS[r + 1]
+        nxt_unc = unc & ROW_MASKS[r + 1]
+        left |= (nxt_unc >> shift_l) & ~(nxt >> shift_r) & row
+        right |= (nxt_unc >> shift_r) & ~(nxt >> shift_l) & row
+    return left & pyr, right & pyr
 
 
 @njit(cache=True)
@@ -75,16 +93,14 @@ def gen_legal(state, tabs, rule, out):
     if w >= 0 and s >= 0 and val[ws] + val[ss] == 13:
         n = push_pair(ws, ss, out, n)
     if rule.overlap:
-        cov = pyr & ~unc
-        while cov:
-            p = lowest_bit_index(cov)
-            cov &= cov - _ONE
-            for k in range(2):
-                c = COVERED_BY[p, k]
-                o = COVERED_BY[p, 1 - k]
-                if (unc >> np.uint64(c)) & _ONE and not (pyr >> np.uint64(o)) & _ONE \
-                        and val[p] + val[c] == 13:
-                    n = push_pair(p, c, out, n)
+        left, right = overlap_covers(pyr, unc)
+        cand = left | right
+        while cand:
+            p = lowest_bit_index(cand)
+            cand &= cand - _ONE
+            c = COVERED_BY[p, 0] if (left >> np.uint64(p)) & _ONE else COVERED_BY[p, 1]
+            if val[p] + val[c] == 13:
+                n = push_pair(p, c, out, n)
     kings = unc & tabs.pkings
     while kings:
         out[n] = encode_move(MOVE_KING, lowest_bit_index(kings), NO_SLOT)
