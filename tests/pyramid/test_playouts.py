@@ -11,6 +11,7 @@ import random
 import numpy as np
 import pytest
 
+from solver.core.cards import card_rank
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.layout import PYRAMID_CARDS, ROW_OF
 from solver.pyramid.playout_kernels import (PLAYER_GREEDY, PLAYER_RANDOM, choose, gen_legal,
@@ -120,10 +121,11 @@ def greedy_reference(legal: list, pos: Position, rng: SplitMix64) -> tuple:
     return ties[rng.below(len(ties))] if len(ties) > 1 else ties[0]
 
 
-def reference_playout(deal, rules: Rules, player: str, seed: int, i: int) -> bool:
+def reference_playout(deal, rules: Rules, player: str, seed: int, i: int,
+                      start: Position | None = None) -> bool:
     """One playout on ``replay.Position`` with the plain-Python SplitMix64."""
     rng = SplitMix64(ref_stream_seed(seed, i))
-    pos = Position(deal, rules)
+    pos = Position(deal, rules) if start is None else start.copy()
     recycled = removed = False
     while True:
         legal = pos.legal_steps()
@@ -142,9 +144,9 @@ def reference_playout(deal, rules: Rules, player: str, seed: int, i: int) -> boo
         pos.apply(step)
 
 
-def kernel_playouts(deal, rules: Rules, seed: int, count: int) -> np.ndarray:
+def kernel_playouts(deal, rules: Rules, seed: int, count: int, start=None) -> np.ndarray:
     out = np.zeros((count, 2), dtype=np.int8)
-    play_block(np.asarray(deal, dtype=np.int64), np.uint64(start_state(deal, rules, None)),
+    play_block(np.asarray(deal, dtype=np.int64), np.uint64(start_state(deal, rules, start)),
                rule_args(rules), np.uint64(seed), 0, count, out)
     return out
 
@@ -167,6 +169,33 @@ def test_kernel_playouts_equal_plain_players(rules):
                 wins[player] += want
     if rules in PRESETS.values():  # both outcomes were compared (other rules may lose all)
         assert 0 < wins["random"] + wins["greedy"] < 150
+
+
+def one_card_left() -> Position:
+    """A position left with one bottom-row pyramid card whose only partner still in play is a
+    single stock card: a pass may remove nothing (the partner drawn past, the kings left on the
+    waste), so the loop rule decides many of its games."""
+    for seed in range(500):
+        deal = deal_from_seed(seed)
+        for p in range(21, PYRAMID_CARDS):
+            v = card_rank(int(deal[p]))
+            partners = [s for s in range(52) if card_rank(int(deal[s])) == 13 - v]
+            if v < 13 and sum(s >= PYRAMID_CARDS for s in partners) == 1:
+                pos = Position(deal, Rules())
+                pos.present = 1 << p
+                return pos
+    raise AssertionError("no such deal")
+
+
+def test_loop_rule_equals_plain_player():
+    """From ``one_card_left`` the loop rule (from one recycle to the next) ends many games; the
+    kernel's outcomes equal the plain player's, and both outcomes occur."""
+    pos = one_card_left()
+    got = kernel_playouts(pos.deal, pos.rules, 3, 200, start=pos)
+    for code, player in ((PLAYER_RANDOM, "random"), (PLAYER_GREEDY, "greedy")):
+        want = [reference_playout(pos.deal, pos.rules, player, 3, i, start=pos) for i in range(200)]
+        assert [bool(x) for x in got[:, code]] == want
+    assert 0 < got[:, PLAYER_RANDOM].sum() < 200
 
 
 def test_reference_can_fail():
