@@ -16,7 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
-from solver.batch.analysis import ANALYSIS_COLUMNS, BadRow, check_fields, columns_of
+from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
 from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
     results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
@@ -33,9 +33,10 @@ def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple
     ``solver.batch.analysis.AnalysisColumns``, or None for a file without them).
 
     Every row is checked: a field that is not of its column's type, fields that contradict each
-    other (``winnable`` against ``outcome``, moves of a deal not won), a missing or extra field
-    raise a ``ValueError`` naming the file and the line (CSV) or row (Parquet). So does a missing
-    file, a directory, or a file that is not a batch results table.
+    other (``winnable`` against ``outcome``, moves of a deal not won, the analysis columns against
+    the outcome), a missing or extra field raise a ``ValueError`` naming the file and the line
+    (CSV) or row (Parquet); so do rows of one file whose ``max_cleared_of`` differ (one run has
+    one goal). So does a missing file, a directory, or a file that is not a batch results table.
     """
     if not os.path.lexists(path):
         raise ValueError(f"{path}: no such file")
@@ -44,10 +45,35 @@ def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple
     try:
         fmt = results_format(path, fmt)
         if fmt == "parquet":
-            return _open_parquet(path, block)
-        return _open_csv(path, block)
+            id_column, blocks = _open_parquet(path, block)
+            return id_column, _one_goal(blocks, path, "row", 1)
+        id_column, blocks = _open_csv(path, block)
+        return id_column, _one_goal(blocks, path, "line", 2)
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _one_goal(blocks, path: str, unit: str, first: int):
+    """``blocks``, checking that every decided row of an analysed file counts ``max_cleared`` of
+    the same number (28 or 52) as the first; ``unit`` and ``first``: how rows are named (the
+    first row is line 2 of a CSV, row 1 of a Parquet file)."""
+    seen = None
+    rows_before = 0
+    for b in blocks:
+        a = b["analysis"]
+        if a is not None:
+            of = a.cleared_of.astype(np.int64)
+            decided = np.flatnonzero(of != NO_VALUE)
+            if seen is None and len(decided):
+                seen = (int(of[decided[0]]), rows_before + int(decided[0]) + first)
+            odd = decided[of[decided] != (seen[0] if seen else 0)]
+            if len(odd):
+                k = int(odd[0])
+                raise ValueError(f"{path} {unit} {rows_before + k + first}: max_cleared_of "
+                                 f"{of[k]} but {seen[0]} in {unit} {seen[1]} (one file is scored "
+                                 f"under one goal)")
+        rows_before += len(b["ids"])
+        yield b
 
 
 def _open_parquet(path: str, block: int):
@@ -154,7 +180,7 @@ def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
     elif outcome == "unknown":
         if reason not in _REASON_CODE:
             raise BadRow(f"reason {clip(reason)} of an unknown deal is not one of "
-                          f"{', '.join(_REASON_CODE)}")
+                         f"{', '.join(_REASON_CODE)}")
         why = _REASON_CODE[reason]
     elif reason is not None:
         raise BadRow(f"reason {clip(reason)} given for a deal {outcome}")
@@ -285,7 +311,7 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
             fields = [row[k] for k in layout.order]
             if fields[winnable_at] not in _CSV_WINNABLE:
                 raise BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
-                              f"empty")
+                             f"empty")
             fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
             fields[moves_at] = fields[moves_at] or None
             if reason_at is not None:

@@ -505,3 +505,17 @@ def test_a_dask_cluster_of_two_threads_gives_the_same_analysis(tmp_path):
                       scheduler=cluster.scheduler_address)
     assert d["run"]["executor"].startswith("Dask cluster")
     assert rows(remote) == rows(local)
+
+
+def test_rows_of_two_goals_in_one_file_are_refused(tmp_path):
+    lines = [HEADER, f"0,{DEALS[0]},true,,10,0.5,won,,28,28,true,,0.5,1",
+             f"1,{DEALS[1]},,,10,0.5,unknown,states,,,,,,",
+             f"2,{DEALS[2]},false,,10,0.5,lost,,28,52,true,,0,0"]
+    p = tmp_path / "two.csv"
+    p.write_text("\n".join(lines) + "\n")
+    for block in (1, 2, 65536):
+        _, blocks = read_results(str(p), block=block)
+        with pytest.raises(ValueError, match="two.csv line 4: max_cleared_of 52 but 28 in line "
+                                             "2 \\(one file is scored under one goal\\)"):
+            list(blocks)
+
