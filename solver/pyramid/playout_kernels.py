@@ -19,8 +19,7 @@ from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS, PYRAMID_ROWS, ROW_O
 from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_PAIR, MOVE_RECYCLE,
                                   NO_SLOT, PYR_MASK, REC_MASK, ROW_MASKS, apply_concrete,
                                   deal_tables, encode_move, is_won, lowest_bit_index, move_a,
-                                  move_b, move_kind, recycles_used, stock_top, uncovered_mask,
-                                  waste_top)
+                                  move_b, move_kind, recycles_used, stock_top, waste_top)
 
 PLAYER_RANDOM, PLAYER_GREEDY = 0, 1
 """Player codes of the kernels (the names are ``playouts.PLAYERS``, in this order)."""
@@ -39,21 +38,28 @@ def push_pair(a, b, out, n):
 
 
 @njit(cache=True)
-def overlap_covers(pyr, unc):
-    """Masks of the present covered cards that can form an overlap pair: ``left``, those whose
-    left cover is uncovered and right cover gone; ``right``, the mirror image (row shifts, as in
-    ``state.uncovered_mask``; a card is in at most one of them)."""
+def uncovered_and_overlap(pyr, overlap):
+    """``(unc, left, right)`` of the pyramid bits ``pyr``, row by row from the bottom (row
+    shifts, as in ``state.uncovered_mask``, which gives the same ``unc``): ``unc`` the present
+    cards no present card covers; with ``overlap``, ``left`` the present cards whose left cover
+    is uncovered and right cover gone (they can form an overlap pair with the left cover),
+    ``right`` the mirror image (a card is in at most one of them; both 0 without ``overlap``)."""
+    unc = pyr & ROW_MASKS[PYRAMID_ROWS - 1]
     left = _ZERO
     right = _ZERO
-    for r in range(PYRAMID_ROWS - 1):
+    for r in range(PYRAMID_ROWS - 2, -1, -1):
         shift_l = np.uint64(r + 1)
         shift_r = np.uint64(r + 2)
         row = ROW_MASKS[r]
         nxt = pyr & ROW_MASKS[r + 1]
-        nxt_unc = unc & ROW_MASKS[r + 1]
-        left |= (nxt_unc >> shift_l) & ~(nxt >> shift_r) & row
-        right |= (nxt_unc >> shift_r) & ~(nxt >> shift_l) & row
-    return left & pyr, right & pyr
+        cov_l = (nxt >> shift_l) & row
+        cov_r = (nxt >> shift_r) & row
+        if overlap:
+            nxt_unc = unc & ROW_MASKS[r + 1]
+            left |= (nxt_unc >> shift_l) & ~cov_r & row
+            right |= (nxt_unc >> shift_r) & ~cov_l & row
+        unc |= pyr & row & ~(cov_l | cov_r)
+    return unc, left & pyr, right & pyr
 
 
 @njit(cache=True)
@@ -70,7 +76,7 @@ def gen_legal(state, tabs, rule, out):
         return 0
     val = tabs.val
     pyr = state & PYR_MASK
-    unc = uncovered_mask(pyr)
+    unc, left, right = uncovered_and_overlap(pyr, rule.overlap)
     w = waste_top(state)
     s_real = stock_top(state)
     s = s_real if rule.stock_top else -1
@@ -93,7 +99,6 @@ def gen_legal(state, tabs, rule, out):
     if w >= 0 and s >= 0 and val[ws] + val[ss] == 13:
         n = push_pair(ws, ss, out, n)
     if rule.overlap:
-        left, right = overlap_covers(pyr, unc)
         cand = left | right
         while cand:
             p = lowest_bit_index(cand)

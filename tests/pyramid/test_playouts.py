@@ -13,16 +13,16 @@ import pytest
 
 from solver.core.cards import card_rank
 from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import PYRAMID_CARDS, ROW_OF
+from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS, ROW_OF
 from solver.pyramid.playout_kernels import (PLAYER_GREEDY, PLAYER_RANDOM, choose, gen_legal,
-                                            play_block)
+                                            play_block, uncovered_and_overlap)
 from solver.pyramid.playouts import (DEFAULT_PLAYOUTS, PLAYERS, PlayoutRates, playout_rates,
                                      playout_wins_many, start_state)
 from solver.pyramid.replay import STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE,
                                   REC_MASK, apply_concrete, deal_tables, decode_move,
-                                  pack_position)
+                                  pack_position, uncovered_mask)
 from tests.reference.rng import SplitMix64
 from tests.reference.rng import stream_seed as ref_stream_seed
 
@@ -93,6 +93,24 @@ def test_legal_moves_equal_legal_steps(rules):
             assert got == pack(after)
         seen += 1
     assert seen >= 100
+
+
+def test_uncovered_and_overlap_masks():
+    """The row-shift masks equal state.uncovered_mask and a per-card look at the covers."""
+    rnd = random.Random(7)
+    for _ in range(3000):
+        pyr = rnd.getrandbits(PYRAMID_CARDS) | rnd.getrandbits(PYRAMID_CARDS)
+        unc, left, right = uncovered_and_overlap(np.uint64(pyr), True)
+        assert int(unc) == int(uncovered_mask(np.uint64(pyr)))
+        want = [0, 0]
+        for p in range(PYRAMID_CARDS - 7):
+            if pyr >> p & 1:
+                for k in range(2):
+                    c, o = int(COVERED_BY[p, k]), int(COVERED_BY[p, 1 - k])
+                    if int(unc) >> c & 1 and not pyr >> o & 1:
+                        want[k] |= 1 << p
+        assert [int(left), int(right)] == want
+        assert uncovered_and_overlap(np.uint64(pyr), False)[1:] == (0, 0)
 
 
 def test_won_position_has_no_moves():
