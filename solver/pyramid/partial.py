@@ -10,11 +10,19 @@ Three exact steps (kernels in ``solver.pyramid.partial_kernels``):
 
 1. an upper bound: the cards in play that are not provably stuck (a card none of whose possible
    partners is still in play and free is stuck, and so is every card it covers);
-2. the largest count: a depth-first branch and bound over the free-stock positions (unlimited
-   recycles: then only the cards in play matter) or, with limited recycles, first over the
-   free-stock positions (their best count bounds the real one) and then over the real positions;
-   it stops as soon as a line reaches the bound;
-3. the fewest moves to that count: an A* search over the real positions.
+2. the largest count: a depth-first branch and bound over the free-stock positions (with
+   unlimited recycles only the cards in play matter); it stops as soon as a line reaches the
+   bound. With limited recycles the free-stock answer is an upper bound, and most often the
+   answer (step 3 finds a real line to it); when step 3 proves it out of reach, or cannot tell,
+   the same search runs over the real positions;
+3. the fewest moves to that count: the free-stock search lists the cards left at the end of the
+   lines reaching it (under goal "pyramid" only the pyramid cards left matter). Those cards
+   cover none of the cards removed and never pair with them, so a line ends with exactly them
+   left when it clears the pyramid of the same position with them taken away: the minimum-move
+   solver (``solve_optimal``) on each such position, best lower bound first, gives the shortest
+   line. With more than ``MAX_ENDS`` end positions, or stock cards left under goal "all" (taking
+   them away would change the draws), an A* search over the real positions for a position
+   reaching the count (``fewest_search``) does it instead.
 
 Under ``max_states`` or ``timeout`` the answer is a proven lower bound (the best count found, with
 its line) and a proven upper bound; ``exact`` is False and ``reason`` names the limit.
@@ -36,6 +44,7 @@ from solver.pyramid import partial_kernels as pk
 from solver.pyramid.replay import format_step
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.optimal.bound import start_bound
+from solver.pyramid.optimal.index import rehash
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, PYR_MASK,
                                   REC_MASK, REC_SHIFT, START, STOCK_MASK, deal_tables)
@@ -184,7 +193,7 @@ class PartialWorkspace:
             index = np.full(2 * len(self.nodes["index"]), -1, np.int32)
         except MemoryError:
             return False
-        pk.rehash_index(index, self.nodes["keys"], n_nodes)
+        rehash(index, self.nodes["keys"], n_nodes)
         self.nodes["index"] = index
         return True
 

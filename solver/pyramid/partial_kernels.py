@@ -32,9 +32,9 @@ import numpy as np
 from numba import njit
 
 from solver.core.bits import popcount
-from solver.core.rng import mix64
 from solver.pyramid.dfs import table_put
 from solver.pyramid.layout import BELOW, DIRECT, PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.optimal.index import find
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MOVE_KING, MOVE_PAIR, NO_SLOT, PYR_MASK, REC_MASK, STOCK_MASK,
                                   apply_concrete, apply_free, encode_move,
                                   gen_concrete, gen_free, is_won, lowest_bit_index,
@@ -264,28 +264,6 @@ def gen_fewest(state, tabs, rule, out):
 
 
 @njit(cache=True)
-def find_node(index, keys, key):
-    """Node id of ``key`` in the open-addressing ``index`` (int32 node ids, -1 empty), or
-    ``-1 - slot`` of the empty slot where it would go."""
-    mask = np.uint64(len(index) - 1)
-    i = mix64(key) & mask
-    while True:
-        j = index[i]
-        if j < 0:
-            return -1 - np.int64(i)
-        if keys[j] == key:
-            return np.int64(j)
-        i = (i + _ONE) & mask
-
-
-@njit(cache=True)
-def rehash_index(index, keys, n_nodes):
-    """Fill the (all -1) ``index`` with the first ``n_nodes`` node ids."""
-    for j in range(n_nodes):
-        index[-1 - find_node(index, keys, keys[j])] = j
-
-
-@njit(cache=True)
 def _h(count, target):
     """Admissible moves still needed: a move removes at most two counted cards."""
     return (target - count + 1) // 2
@@ -310,7 +288,7 @@ def fewest_search(tabs, rule, start, max_states, slice_states, keys, parent, gs,
         parent[0] = -1
         gs[0] = 0
         mv[0] = -1
-        index[-1 - find_node(index, keys, start)] = 0
+        index[-1 - find(index, keys, start)] = 0
         regs[A_NODES] = 1
         regs[A_GOAL] = -1
         c = count_removed(start, goal_all)
@@ -364,7 +342,7 @@ def fewest_search(tabs, rule, start, max_states, slice_states, keys, parent, gs,
             c = count_removed(child, goal_all)
             if c < target and (is_won(child, goal_all) or upper_bound(child, tabs, rule) < target):
                 continue
-            slot = find_node(index, keys, child)
+            slot = find(index, keys, child)
             if slot >= 0:
                 j = slot
                 if gs[j] < 0 or gs[j] <= g + 1:
