@@ -452,12 +452,14 @@ def best_partial(deal, rules: Rules = Rules(), start: int | None = None, max_sta
     upper = best
     if best == start_count:
         return result(best, [], True, None)
-    steps, why = shortest(best)
+    # A free-stock win says little about a real one (proving a real loss is the winnability
+    # search's hardest work), so then the real positions are searched first.
+    steps, why = shortest(best) if best < most else (None, UNREACHED)
     if steps is not None:
         return result(best, steps, True, None)
     if why not in (MANY, UNREACHED):
         return result(start_count, [], False, why)
-    if why == UNREACHED:
+    if why == UNREACHED and best < most:
         upper -= 1
     # the real positions, below the free-stock answer when that is out of reach
     best, moves, done, reason = _max_count(ws, tabs, rule, False, begin, upper, budget)
@@ -468,9 +470,11 @@ def best_partial(deal, rules: Rules = Rules(), start: int | None = None, max_sta
         return result(best, line, False, reason)
     if best == start_count:
         return result(best, [], True, None)
-    steps, why = shortest(best) if best < upper or why == UNREACHED else (None, MANY)
+    steps, why = (None, MANY) if best == upper and why == MANY else shortest(best)
     if why == MANY:
         steps, why = _fewest_line(ws, deal, tabs, rule, begin, best, budget)
+    if why == UNREACHED:
+        raise RuntimeError("best partial result: a count reached by a real line was not (a bug)")
     if steps is None:
         return result(best, line, False, why, best)
     return result(best, steps, True, None)
