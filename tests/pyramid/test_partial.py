@@ -18,6 +18,7 @@ from reference.pyramid import partner_endgame
 
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid import partial
 from solver.pyramid.partial import PartialResult, best_partial
 from solver.pyramid.replay import Position, replay_from
 from solver.pyramid.rules import PRESETS, Rules
@@ -136,6 +137,23 @@ def test_agrees_with_reference_under_every_rule_combination(rules):
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe().replace(" ", "-"))
 def test_agrees_with_reference_under_every_rule_combination_more(rules):
     assert check_combination(rules, 12, REF_CAP) >= 12
+
+
+@pytest.mark.parametrize("rules", [PRESETS["standard"], PRESETS["msc"], Rules(recycles=0),
+                                   Rules(goal="all", stock_top=True)],
+                         ids=lambda r: r.describe().replace(" ", "-"))
+def test_fewest_moves_search_alone_agrees(rules, monkeypatch):
+    """The A* fallback of step 3 (used when there are too many end positions, and under goal
+    "all" with stock cards left) on its own: the end positions are never listed."""
+    monkeypatch.setattr("solver.pyramid.partial._end_positions",
+                        lambda *args: (None, partial.MANY))
+    checked = 0
+    for seed in range(40):
+        deal = deal_from_seed(seed)
+        checked += any(compare(deal, rules, p, 3_000) for p in prefix_positions(deal, rules, seed))
+        if checked == 4:
+            return
+    raise AssertionError(f"only {checked} positions compared")
 
 
 def test_full_deal_counts_from_the_start_and_after_moves():
