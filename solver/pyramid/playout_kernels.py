@@ -72,16 +72,25 @@ def gen_legal(state, tabs, rule, out):
     ``y`` in that list), overlap pairs (covered card by position, its left cover before its
     right), kings (in the available order), then a draw or else a recycle.
     """
+    unc, left, right = uncovered_and_overlap(state & PYR_MASK, rule.overlap)
+    return gen_with_masks(state, unc, left, right, tabs, rule, out)
+
+
+@njit(cache=True)
+def gen_with_masks(state, unc, left, right, tabs, rule, out):
+    """``gen_legal`` given ``uncovered_and_overlap`` of the state's pyramid (a draw or a recycle
+    leaves the pyramid, hence these masks, as they were)."""
     if is_won(state, rule.goal_all):
         return 0
     val = tabs.val
-    pyr = state & PYR_MASK
-    unc, left, right = uncovered_and_overlap(pyr, rule.overlap)
     w = waste_top(state)
     s_real = stock_top(state)
     s = s_real if rule.stock_top else -1
     ws = PYRAMID_CARDS + w
     ss = PYRAMID_CARDS + s
+    # uncovered pyramid cards pairing with the waste top / the stock top (vmask[0] = 0: a king)
+    w_mates = unc & tabs.vmask[13 - val[ws]] if w >= 0 else _ZERO
+    s_mates = unc & tabs.vmask[13 - val[ss]] if s >= 0 else _ZERO
     n = 0
     u = unc
     while u:
@@ -92,9 +101,10 @@ def gen_legal(state, tabs, rule, out):
             q = lowest_bit_index(mates)
             mates &= mates - _ONE
             n = push_pair(p, q, out, n)
-        if w >= 0 and val[p] + val[ws] == 13:
+        bit = _ONE << np.uint64(p)
+        if w_mates & bit:
             n = push_pair(p, ws, out, n)
-        if s >= 0 and val[p] + val[ss] == 13:
+        if s_mates & bit:
             n = push_pair(p, ss, out, n)
     if w >= 0 and s >= 0 and val[ws] + val[ss] == 13:
         n = push_pair(ws, ss, out, n)
@@ -190,8 +200,13 @@ def play_one(start, tabs, rule, player, rs, moves):
     state = start
     recycled = False
     removed = False
+    pyr = state & PYR_MASK
+    unc, left, right = uncovered_and_overlap(pyr, rule.overlap)
     while True:
-        n = gen_legal(state, tabs, rule, moves)
+        if state & PYR_MASK != pyr:
+            pyr = state & PYR_MASK
+            unc, left, right = uncovered_and_overlap(pyr, rule.overlap)
+        n = gen_with_masks(state, unc, left, right, tabs, rule, moves)
         if n == 0:
             return is_won(state, rule.goal_all)
         m = moves[choose(rs, player, moves, n)]
