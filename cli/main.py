@@ -28,6 +28,7 @@ from typing import Callable
 
 import click
 
+from cli import analyse as analyse_cmd
 from cli import pyramid
 from cli.common import SEED
 from solver.core.extras import DISTRIBUTION
@@ -103,6 +104,23 @@ def caused_by_interrupt(e: BaseException) -> bool:
         seen.add(id(e))
         e = e.__cause__ or e.__context__
     return False
+
+
+def given_options(ctx) -> list[str]:
+    """The options of ``ctx``'s command given on the command line (not left at their default),
+    as command-line words: ``["--seed", "1", "--json"]``."""
+    from click.core import ParameterSource
+
+    words = []
+    for p in ctx.command.params:
+        if ctx.get_parameter_source(p.name) in (ParameterSource.DEFAULT, None):
+            continue
+        value = ctx.params.get(p.name)
+        if isinstance(value, bool):
+            words.append(p.opts[0] if value or not p.secondary_opts else p.secondary_opts[0])
+        else:
+            words += [p.opts[0], str(value)]
+    return words
 
 
 def one_line(text: str) -> str:
@@ -295,10 +313,24 @@ def simulate() -> None:
     """Random-play simulation of a card game: many seeded games, statistics with 95% intervals."""
 
 
-@cli.group(cls=PyramidGroup, lazy=partial(game_commands, "analyse"), aliases=game_aliases,
-           games=True)
-def analyse() -> None:
-    """Analyse one particular deal of a game by repeated random play."""
+@cli.group(cls=PyramidGroup, invoke_without_command=True, no_args_is_help=True,
+           lazy=partial(game_commands, "analyse"), aliases=game_aliases, games=True)
+@analyse_cmd.analyse_options
+@click.pass_context
+def analyse(ctx, **values) -> None:
+    """Analyse a deal. A Pyramid deal (pyramid analyse --seed N): the verdict, why a lost deal is
+    lost and how far it can be taken, the choices along a shortest win, how often random and
+    greedy players win, and with --all-rules the verdict under every rule combination. Another
+    game's deal (pyramid analyse GAME): repeated random play. Exit 0 winnable, 1 not, 2 bad
+    input, 3 unknown."""
+    if ctx.invoked_subcommand is None:
+        analyse_cmd.analyse_pyramid(ctx, **values)
+        return
+    given = given_options(ctx)
+    if given:  # pyramid analyse --seed 1 hearts: the group took an option meant for the game
+        group = ctx.command
+        raise group.after_name_error(ctx, group.canonical(ctx.invoked_subcommand), given[0],
+                                     given)
 
 
 @cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=partial(game_commands, "show"),

@@ -1,0 +1,288 @@
+"""``pyramid analyse`` for a Pyramid deal: the verdict and what a player can learn from it.
+
+The ``analyse`` group of ``cli.main`` runs ``analyse_pyramid`` when no game is named
+(``pyramid analyse --seed 7``) and a game's own analysis otherwise (``pyramid analyse hearts``).
+This module holds the Pyramid options (``analyse_options``) and the printing; the analysis itself
+is ``solver.pyramid.analysis`` and ``solver.pyramid.matrix``. Light to import: click and
+``cli.pyramid`` only, the engines load when a command runs.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import click
+
+from cli.common import BoundedInt, InputError, SEED, echo_json, json_option, quiet_option
+from cli.pyramid import (deal_options, deal_title, engines_loading, exit_code_for,
+                         load_one_deal, position_after, prepared_workspace, rules_options,
+                         search_limit_options, after_option, verdict_text)
+
+MAX_PLAYOUTS = 10_000_000
+"""Most playouts per player one analysis may ask for."""
+PLAYOUTS_TEXT = "10,000"
+"""``solver.pyramid.playouts.DEFAULT_PLAYOUTS`` as the help text says it (this module does not
+import the engines; a test checks the two agree)."""
+TEXT_WIDTH = 100
+"""Long sentences (a reason naming many cards) are wrapped to this width."""
+RULE_OPTIONS = ("preset", "recycles", "overlap", "stock_top", "goal")
+"""The parameters of ``cli.pyramid.rules_options`` (refused with ``--all-rules``)."""
+
+
+def analyse_options(f):
+    """Every option of ``pyramid analyse`` for a Pyramid deal."""
+    for decorate in reversed([
+        deal_options, rules_options, after_option, search_limit_options,
+        click.option("--playouts", type=BoundedInt(0, MAX_PLAYOUTS), default=None,
+                     metavar="N",
+                     help=f"Games each player (random, greedy) plays from a won deal (default "
+                          f"{PLAYOUTS_TEXT}; 0 = none)."),
+        click.option("--playout-seed", type=SEED, default=0, show_default=True,
+                     help="Seed of the playouts (game i of a player uses stream i)."),
+        click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+                     help="Processes for the playouts (0 = all cores)."),
+        click.option("--all-rules", is_flag=True,
+                     help="The verdict (and minimum moves, when found within a second) under "
+                          "all 32 combinations of recycles 0/1/2/unlimited, overlap, stock top "
+                          "and goal, as one table."),
+        quiet_option, json_option,
+    ]):
+        f = decorate(f)
+    return f
+
+
+def rule_options_given(ctx) -> list[str]:
+    """The rule options given on the command line (not left at their defaults)."""
+    from click.core import ParameterSource
+
+    return [name for name in RULE_OPTIONS
+            if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)]
+
+
+def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, timeout,
+                    playouts, playout_seed, jobs, all_rules, quiet, as_json) -> None:
+    """Run the Pyramid analysis of the deal options and print it; exits 0 won, 1 lost, 3
+    unknown (2 for bad input)."""
+    if all_rules:
+        given = rule_options_given(ctx)
+        if given:
+            flag = "--" + ("rules" if given[0] == "preset" else given[0].replace("_", "-"))
+            raise InputError(f"--all-rules tries every rule combination: leave out {flag}")
+        if after is not None:
+            raise InputError("--all-rules starts from the deal's start: moves legal under one "
+                             "rule combination may be illegal under another, so leave out "
+                             "--after")
+    with engines_loading():
+        ident, deal = load_one_deal(seed, deal_text, deal_file)
+        pos, start, played = position_after(deal, rules, after)
+        ws = prepared_workspace(rules, any_line=False)
+        if not all_rules:
+            load_analysis_kernels(deal, rules)
+    if all_rules:
+        show_matrix(ident, deal, start, played, max_states, quiet, as_json)
+        return
+    from solver.pyramid.analysis import analyse_deal
+
+    analysis = analyse_deal(deal, rules, start=pos, max_states=max_states, timeout=timeout,
+                            playouts=playouts, seed=playout_seed, jobs=jobs,
+                            progress=not quiet and not as_json, workspace=ws)
+    if as_json:
+        doc = {**ident, **analysis.to_dict(deal)}
+        if after is not None:
+            from solver.pyramid.replay import format_step
+            doc["after"] = [format_step(s) for s in played]
+        echo_json(doc)
+    else:
+        click.echo("\n".join(analysis_lines(ident, deal, rules, analysis, pos, played)))
+    sys.exit(exit_code_for([analysis.verdict.outcome]))
+
+
+def load_analysis_kernels(deal, rules) -> None:
+    """Load (or compile, on a first run) the kernels the analysis calls beyond the searches'
+    (the best partial result's and the playouts'), inside ``engines_loading``'s notice."""
+    from solver.pyramid.partial import load_kernels
+    from solver.pyramid.playouts import playout_rates
+
+    load_kernels()
+    playout_rates(deal, rules, games=1)
+
+
+def header_lines(ident: dict, deal, rules_text: str, played) -> list[str]:
+    """The deal's title, its drawing and the moves played first."""
+    from solver.pyramid.deals import draw_deal
+    from solver.pyramid.replay import format_solution
+
+    lines = [f"{deal_title(ident)} ({rules_text})", draw_deal(deal)]
+    if played:
+        lines.append(f"After {len(played)} moves: {format_solution(played)}")
+    return lines
+
+
+def analysis_lines(ident: dict, deal, rules, analysis, pos, played) -> list[str]:
+    """The text of an analysis."""
+    from solver.pyramid.winnable import Outcome
+
+    verdict = analysis.verdict
+    lines = header_lines(ident, deal, rules.describe(), played)
+    lines.append(verdict_text(verdict))
+    if verdict.outcome == Outcome.WON:
+        lines += won_lines(deal, rules, analysis, pos)
+    else:
+        lines += lost_lines(deal, rules, analysis, pos)
+    lines.append(f"{verdict.states:,} positions explored in {verdict.seconds * 1000:.1f} ms "
+                 f"(the verdict's search).")
+    return lines
+
+
+def lost_lines(deal, rules, analysis, pos) -> list[str]:
+    """Why a deal is lost and how far it can be taken (an unknown verdict: the bounds)."""
+    from solver.pyramid.explain import describe_steps
+    from solver.pyramid.winnable import Outcome
+
+    verdict = analysis.verdict
+    lines = []
+    if verdict.outcome == Outcome.LOST:
+        if analysis.reason is not None:
+            lines += textwrap.wrap(f"Why: {analysis.reason.text}", TEXT_WIDTH,
+                                   subsequent_indent="  ", break_on_hyphens=False)
+        else:
+            lines.append(f"Why: no short reason: proven by trying all {verdict.states:,} "
+                         f"positions.")
+    part = analysis.partial
+    what = "pyramid cards" if part.counted == "pyramid" else "cards"
+    moves = len(part.line)
+    word = "move" if moves == 1 else "moves"
+    if part.best == part.most:
+        lines.append(f"Winnable all the same: a line of {moves} {word} wins (not proven the "
+                     f"shortest):")
+    elif part.exact:
+        lines.append(f"Best partial result: {part.best} of {part.most} {what} removed, in "
+                     f"{moves} {word} (the fewest that remove {part.best}):")
+    else:
+        from cli.pyramid import LIMIT_TEXT
+
+        lines.append(f"Best partial result: between {part.best} and {part.upper} of "
+                     f"{part.most} {what} ({LIMIT_TEXT[part.reason]}); {part.best} removed in "
+                     f"{moves} {word}:")
+    if part.line:
+        lines += ["  " + line for line in describe_steps(deal, rules, list(part.line), pos)]
+    return lines
+
+
+def won_lines(deal, rules, analysis, pos) -> list[str]:
+    """A shortest line with the choices at each step, the narrow steps, the playouts' win
+    rates and the difficulty rank."""
+    from solver.pyramid.analysis import is_narrow
+    from solver.pyramid.explain import describe_steps
+
+    steps = describe_steps(deal, rules, analysis.verdict.solution, pos)
+    lines = []
+    choices = {c.number: c for c in analysis.choices}
+    if steps and 0 in choices:
+        first = choices[0]
+        lines.append(f"At the start: {plural(first.legal, 'legal move')}, "
+                     f"{first.winning} of them keep{'s' if first.winning == 1 else ''} the deal "
+                     f"winnable.")
+    width = max((len(s) for s in steps), default=0)
+    for k, text in enumerate(steps):
+        c = choices.get(k)
+        note = "" if c is None or c.legal < 2 else (f"{c.winning} of {c.legal} win"
+                                                    + ("  (narrow)" if is_narrow(c) else ""))
+        lines.append(f"  {text:<{width}}   {note}".rstrip())
+    narrow = analysis.narrow_steps
+    if analysis.choices_stopped:
+        lines.append("The choices at each step were not counted (--max-states limit reached).")
+    elif analysis.choices:
+        if narrow:
+            lines.append(f"Narrow steps (only one move keeps the deal winnable): "
+                         f"{', '.join(map(str, narrow))} ({len(narrow)} of {len(steps)}).")
+        else:
+            lines.append("No narrow step: wherever there was a choice, more than one move kept "
+                         "the deal winnable.")
+    lines += playout_lines(analysis)
+    return lines
+
+
+def playout_lines(analysis) -> list[str]:
+    """The two players' win rates and the difficulty rank."""
+    from solver.core.stats import fmt_p
+
+    rates = analysis.playouts
+    if rates is None:
+        return []
+    lines = [f"Random play wins {fmt_p(rates.random)} of {rates.games:,} games (95% interval).",
+             f"Greedy play wins {fmt_p(rates.greedy)} of {rates.games:,} games."]
+    if analysis.rank is not None:
+        from solver.pyramid.difficulty import TABLE_SEEDS
+
+        first, last = TABLE_SEEDS
+        lines.append(f"Difficulty: harder than {analysis.rank:.0%} of winnable deals (by the "
+                     f"random-play win rate, among the winnable deals of seeds "
+                     f"{first:,}..{last:,} under these rules).")
+    return lines
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def show_matrix(ident: dict, deal, start, played, max_states: int, quiet: bool,
+                as_json: bool) -> None:
+    """``--all-rules``: the verdict under every rule combination, as one table."""
+    from tqdm import tqdm
+
+    from solver.pyramid.matrix import matrix_findings, matrix_rules, rules_matrix
+
+    bar = tqdm(total=len(matrix_rules()), desc="rules", unit="rules", leave=False,
+               disable=quiet or as_json, dynamic_ncols=True)
+    try:
+        rows = rules_matrix(deal, start=start, max_states=max_states, progress=bar.update)
+    finally:
+        bar.close()
+    findings = matrix_findings(rows)
+    if as_json:
+        from solver.pyramid.deals import format_deal
+        from solver.pyramid.replay import format_step
+
+        doc = {**ident, "deal": format_deal(deal), "matrix": [r.to_dict() for r in rows],
+               "findings": findings}
+        if played:
+            doc["after"] = [format_step(s) for s in played]
+        echo_json(doc)
+        return
+    lines = header_lines(ident, deal, "every rule combination", played)
+    lines += matrix_table(rows)
+    lines += findings
+    click.echo("\n".join(lines))
+
+
+CELL_WIDTH = 8
+"""Width of one cell of the rules table."""
+
+
+def matrix_table(rows) -> list[str]:
+    """The rules matrix as a grid: one line per recycle limit, one column per combination of
+    overlap, stock top and goal; a cell is the minimum moves of a win (``won`` when the quick
+    search did not find it), ``lost`` or ``?`` (a limit left it unknown)."""
+    from solver.pyramid.matrix import MATRIX_RECYCLES
+    from solver.pyramid.winnable import Outcome
+
+    def cell(row) -> str:
+        if row.outcome == Outcome.WON:
+            return "won" if row.moves is None else str(row.moves)
+        return "lost" if row.outcome == Outcome.LOST else "?"
+
+    w = CELL_WIDTH
+    label = 10
+    groups = [("overlap", "no overlap")]
+    head1 = " " * label + "".join(f"{g:<{4 * w}}" for g in groups[0])
+    head2 = " " * label + "".join(f"{s:<{2 * w}}" for s in ("stock hid", "stock top") * 2)
+    head3 = f"{'recycles':<{label}}" + "".join(f"{g:<{w}}" for g in ("pyramid", "all") * 4)
+    lines = ["Verdict under each rule combination (a number: winnable, minimum moves):",
+             head1.rstrip(), head2.rstrip(), head3.rstrip()]
+    for rec in MATRIX_RECYCLES:
+        cells = [cell(r) for r in rows if r.rules.recycles == rec]
+        name = "unlimited" if rec is None else str(rec)
+        lines.append((f"{name:<{label}}" + "".join(f"{c:<{w}}" for c in cells)).rstrip())
+    return lines
