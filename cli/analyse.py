@@ -277,7 +277,7 @@ def matrix_table(rows) -> list[str]:
     label = 10
     groups = [("overlap", "no overlap")]
     head1 = " " * label + "".join(f"{g:<{4 * w}}" for g in groups[0])
-    head2 = " " * label + "".join(f"{s:<{2 * w}}" for s in ("stock hid", "stock top") * 2)
+    head2 = " " * label + "".join(f"{s:<{2 * w}}" for s in ("stock hidden", "stock top") * 2)
     head3 = f"{'recycles':<{label}}" + "".join(f"{g:<{w}}" for g in ("pyramid", "all") * 4)
     lines = ["Verdict under each rule combination (a number: winnable, minimum moves):",
              head1.rstrip(), head2.rstrip(), head3.rstrip()]

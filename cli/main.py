@@ -106,23 +106,6 @@ def caused_by_interrupt(e: BaseException) -> bool:
     return False
 
 
-def given_options(ctx) -> list[str]:
-    """The options of ``ctx``'s command given on the command line (not left at their default),
-    as command-line words: ``["--seed", "1", "--json"]``."""
-    from click.core import ParameterSource
-
-    words = []
-    for p in ctx.command.params:
-        if ctx.get_parameter_source(p.name) in (ParameterSource.DEFAULT, None):
-            continue
-        value = ctx.params.get(p.name)
-        if isinstance(value, bool):
-            words.append(p.opts[0] if value or not p.secondary_opts else p.secondary_opts[0])
-        else:
-            words += [p.opts[0], str(value)]
-    return words
-
-
 def one_line(text: str) -> str:
     """``text`` on one line, cut to ``MAX_MESSAGE_CHARS``."""
     text = " ".join(str(text).split())
@@ -211,10 +194,26 @@ class PyramidGroup(click.Group):
             click.echo(ctx.get_help(), color=ctx.color)
             ctx.exit(0)
         given = list(args)  # click's parser consumes ``args``
+        ctx.meta[self.given_key] = given
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as e:
             raise self.misplaced(ctx, given, e.option_name) or e
+
+    @property
+    def given_key(self) -> str:
+        """Where ``parse_args`` keeps the group's arguments as given (in ``ctx.meta``)."""
+        return f"pyramid.given_args.{self.name}"
+
+    def options_before_game(self, ctx) -> click.UsageError | None:
+        """For a group that takes options of its own (``show``, ``analyse``): the error for
+        ``pyramid analyse --seed 1 hearts``, whose options belong after the game name (None
+        when every argument before the game name was left out)."""
+        args = ctx.meta.get(self.given_key, [])
+        first = next((a for a in args if a.startswith("-")), None)
+        if first is None or not args or not args[0].startswith("-"):
+            return None
+        return self.misplaced(ctx, args, first.split("=")[0])
 
     def misplaced(self, ctx, args: list[str], option: str) -> click.UsageError | None:
         """The error for ``pyramid simulate --games 10 hearts``: the options go after the game
@@ -326,11 +325,9 @@ def analyse(ctx, **values) -> None:
     if ctx.invoked_subcommand is None:
         analyse_cmd.analyse_pyramid(ctx, **values)
         return
-    given = given_options(ctx)
-    if given:  # pyramid analyse --seed 1 hearts: the group took an option meant for the game
-        group = ctx.command
-        raise group.after_name_error(ctx, group.canonical(ctx.invoked_subcommand), given[0],
-                                     given)
+    error = ctx.command.options_before_game(ctx)
+    if error is not None:  # pyramid analyse --seed 1 hearts: options meant for the game
+        raise error
 
 
 @cli.group(cls=PyramidGroup, invoke_without_command=True, lazy=partial(game_commands, "show"),
@@ -344,13 +341,9 @@ def show(ctx, seed, deal_text, as_json) -> None:
     if ctx.invoked_subcommand is None:
         pyramid.show_pyramid(seed, deal_text, as_json)
         return
-    given = [(opt, value) for opt, value in (("--seed", seed), ("--deal", deal_text),
-                                             ("--json", as_json)) if value not in (None, False)]
-    if given:  # pyramid show --seed 1 old-maid: the group took the option meant for the game
-        moved = [part for opt, value in given for part in (opt, str(value)) if part != "True"]
-        group = ctx.command
-        raise group.after_name_error(ctx, group.canonical(ctx.invoked_subcommand), given[0][0],
-                                     moved)
+    error = ctx.command.options_before_game(ctx)
+    if error is not None:  # pyramid show --seed 1 old-maid: options meant for the game
+        raise error
 
 
 def main() -> None:

@@ -105,7 +105,7 @@ class PartialResult:
         return {"counted": self.counted, "most": self.most, "best": self.best,
                 "upper": self.upper, "exact": self.exact, "moves": len(self.line),
                 "line": [format_step(s) for s in self.line], "states": self.states,
-                "seconds": self.seconds, "reason": self.reason}
+                "seconds": round(self.seconds, 6), "reason": self.reason}
 
 
 @dataclass
