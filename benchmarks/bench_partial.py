@@ -1,12 +1,12 @@
 """Best partial result timings of lost deals (issue 14).
 
-    python benchmarks/bench_partial.py [--seeds 10000] [--rules standard msc] [--write] [--verbose]
+    python benchmarks/bench_partial.py [--seeds 10000] [--rules standard msc] [--no-write] [--verbose]
 
 After a warm-up that loads or compiles every kernel (compilation excluded), the lost deals among
 seeds 0..seeds-1 (found by ``winnable_many``) each get one ``best_partial`` call on one core
 (one reused workspace), timed with ``time.perf_counter`` around the call. Per preset: median,
 p95, p99 and max milliseconds and positions expanded, deals not exact, and the histogram of the
-best count. ``--write`` puts the figures in the ``## Best partial result`` section of RESULTS.md.
+best count. The figures go to the ``## Best partial result`` section of RESULTS.md.
 
 Targets (issue 14), lost deals among seeds 0..9,999, default rules and ``msc``: median <= 20 ms,
 p99 <= 1 s per deal.
@@ -99,14 +99,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=10_000)
     ap.add_argument("--rules", nargs="+", default=["standard", "msc"], choices=sorted(PRESETS))
-    ap.add_argument("--write", action="store_true", help="also write the RESULTS.md section")
+    ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     ap.add_argument("--verbose", action="store_true", help="one line per deal on stderr")
     args = ap.parse_args()
     results = [run(p, args.seeds, args.verbose) for p in args.rules]
     command = "python benchmarks/bench_partial.py " + " ".join(sys.argv[1:])
     text = report(results, command.strip())
     print(text)
-    if args.write:
+    if not args.no_write:
         write_section(TITLE, text)
 
 

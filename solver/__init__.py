@@ -19,7 +19,11 @@ Pyramid: ``Rules``/``find_rules`` (the rules; presets ``standard``, ``msc``), ``
 ``deals_from_seeds``, ``parse_deal``, ``format_deal``, ``draw_deal`` (deals), ``solve`` (either
 search), ``solve_winnable`` (any winning line), ``solve_optimal`` (minimum moves), ``Outcome``,
 ``SolveResult``, ``parse_solution``/``format_solution``/``replay``/``Position`` (check a line of
-play), ``explain_steps``/``describe_steps`` (a line of play, readable). Batch: ``score`` (many
+play), ``explain_steps``/``describe_steps`` (a line of play, readable). Analysis:
+``analyse_deal`` (everything ``pyramid analyse`` prints), ``best_partial`` (the most cards a lost
+deal lets go), ``find_reason`` (a short proof of a loss), ``first_losing_move`` (where a line of
+play lost the deal), ``line_choices`` (legal and winning moves along a line), ``playout_rates``
+(random and greedy players), ``difficulty_rank``, ``rules_matrix`` (every rule combination). Batch: ``score`` (many
 deals in memory), ``plan_batch``/``run_batch``/``SeedSource``/``LineSource``/``summarise_file``
 (files of results, on every core or a Dask cluster). Other games: ``simulate`` (a seeded
 random-play run of any game, by name), ``find_game`` (a game's declaration: its options, rules
@@ -60,6 +64,14 @@ PUBLIC = {
     "Position": "solver.pyramid.replay",
     "explain_steps": "solver.pyramid.explain",
     "describe_steps": "solver.pyramid.explain",
+    "analyse_deal": "solver.pyramid.analysis",
+    "best_partial": "solver.pyramid.partial",
+    "find_reason": "solver.pyramid.reasons",
+    "first_losing_move": "solver.pyramid.blunder",
+    "line_choices": "solver.pyramid.choices",
+    "playout_rates": "solver.pyramid.playouts",
+    "difficulty_rank": "solver.pyramid.difficulty",
+    "rules_matrix": "solver.pyramid.matrix",
     "plan_batch": "solver.batch.plan",
     "run_batch": "solver.batch.run",
     "summarise_file": "solver.batch.run",
