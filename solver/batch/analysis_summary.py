@@ -31,8 +31,8 @@ LOST, WON = 0, 1
 def rate_dict(values, counts) -> dict:
     """The mean of ``values`` (each ``counts`` times) as ``{p, lo, hi, n}`` (see the module)."""
     m = mean_ci(np.repeat(np.asarray(values, np.float64), np.asarray(counts, np.int64)))
-    if m["n"] == 0:
-        return {"p": None, "lo": None, "hi": None, "n": 0}
+    if m["lo"] is None:  # no deal, or one (no interval from a single value)
+        return {"p": m["mean"], "lo": None, "hi": None, "n": m["n"]}
     return {"p": m["mean"], "lo": max(0.0, m["lo"]), "hi": min(1.0, m["hi"]), "n": m["n"]}
 
 

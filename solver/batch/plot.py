@@ -86,11 +86,18 @@ def plot_summary(summary: dict, path: str, title: str = "") -> str | None:
 
 def _plot_random_rate(ax, by_moves: dict) -> None:
     """The mean random-play win rate of won deals per minimum move count, with its interval."""
-    moves = [int(m) for m in by_moves]
     rates = list(by_moves.values())
-    p = [r["p"] for r in rates]
-    below, above = [r["p"] - r["lo"] for r in rates], [r["hi"] - r["p"] for r in rates]
-    ax.errorbar(moves, p, yerr=[below, above], fmt="o", color="#8172B2", capsize=3, markersize=4)
+    with_ci = [(int(m), r) for m, r in by_moves.items() if r["lo"] is not None]
+    if with_ci:
+        ax.errorbar([m for m, _ in with_ci], [r["p"] for _, r in with_ci],
+                    yerr=[[r["p"] - r["lo"] for _, r in with_ci],
+                          [r["hi"] - r["p"] for _, r in with_ci]],
+                    fmt="o", color="#8172B2", capsize=3, markersize=4)
+    single = [(int(m), r) for m, r in by_moves.items() if r["lo"] is None]
+    if single:  # one deal at that count: its rate, without an interval (hollow)
+        ax.plot([m for m, _ in single], [r["p"] for _, r in single], "o", mfc="none",
+                color="#8172B2", markersize=4, label="one deal (no interval)")
+        ax.legend(loc="upper right", fontsize="small")
     ax.set_xlabel("minimum moves")
     ax.set_ylabel("mean random-play win rate (95% interval)")
     ax.set_ylim(0, 1)

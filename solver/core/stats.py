@@ -35,14 +35,18 @@ def wilson(successes: int, trials: int, z: float = Z95) -> dict:
 def mean_ci(values, z: float = Z95) -> dict:
     """Mean with a normal-approximation interval ``mean +- z * sd / sqrt(n)``.
 
-    With no values there is no mean: ``mean``, ``lo`` and ``hi`` are None and n is 0.
+    With no values there is no mean: ``mean``, ``lo`` and ``hi`` are None and n is 0. One value
+    gives no estimate of the spread, so no interval: ``lo`` and ``hi`` are None (not a zero-width
+    interval that would claim certainty).
     """
     x = np.asarray(values, dtype=np.float64)
     n = x.size
     if n == 0:
         return {"mean": None, "lo": None, "hi": None, "n": 0}
     m = float(x.mean())
-    half = z * float(x.std(ddof=1)) / math.sqrt(n) if n > 1 else 0.0
+    if n == 1:
+        return {"mean": m, "lo": None, "hi": None, "n": 1}
+    half = z * float(x.std(ddof=1)) / math.sqrt(n)
     return {"mean": m, "lo": m - half, "hi": m + half, "n": int(n)}
 
 
@@ -78,6 +82,8 @@ def fmt_interval(centre: float | None, lo: float | None, hi: float | None, digit
     """``centre [lo, hi]``, or just ``n/a`` when nothing was counted."""
     if centre is None:
         return NOT_AVAILABLE
+    if lo is None or hi is None:
+        return f"{centre:.{digits}f} [{NOT_AVAILABLE}]"
     return f"{centre:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
