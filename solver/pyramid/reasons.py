@@ -88,6 +88,10 @@ SUBGAME_MAX_STATES = 20_000
 """A ``class_order`` search stopping at this many sets of cards proves nothing."""
 RANK_WORDS = {1: "ace", 11: "jack", 12: "queen", 13: "king"}
 """How a value is named in the text (others by their number)."""
+PLURAL_WORDS = {1: "aces", 2: "twos", 3: "threes", 4: "fours", 5: "fives", 6: "sixes",
+                7: "sevens", 8: "eights", 9: "nines", 10: "tens", 11: "jacks", 12: "queens",
+                13: "kings"}
+"""A value in the plural, in the text."""
 COUNT_WORDS = {1: "one", 2: "two", 3: "three"}
 """Small counts in words in the text."""
 
@@ -315,7 +319,9 @@ def _rank_word(v: int) -> str:
 
 
 def _plural(v: int) -> str:
-    return _rank_word(v) + "s"
+    """``twos``, ``tens``, ``jacks``: a value in the plural, in words (``2s`` would read as the
+    two of spades)."""
+    return PLURAL_WORDS[v]
 
 
 def _where(f: _Facts, slot: int) -> str:
