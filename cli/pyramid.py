@@ -376,6 +376,7 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
                    "outcome": outcome, "moves": result.moves,
                    "failed_step": result.failed_step, "error": result.reason,
                    "pyramid_left": result.position.pyramid_left(),
+                   "pile_left": result.position.pile_left(),
                    "losing": None if losing is None else losing.to_dict()})
     else:
         click.echo(result.message())

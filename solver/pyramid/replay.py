@@ -200,6 +200,10 @@ class Position:
         """Number of pyramid cards still there."""
         return bin(self.present).count("1")
 
+    def pile_left(self) -> int:
+        """Number of cards still in the stock and the waste."""
+        return len(self.stock) + len(self.waste)
+
     def pyramid_cards(self) -> list[Card]:
         """The pyramid cards still there, by position."""
         return [int(self.deal[p]) for p in range(PYRAMID_CARDS) if self.present >> p & 1]
@@ -406,7 +410,10 @@ class ReplayResult:
         if self.won:
             return f"won in {self.moves} moves"
         moves = "1 move" if self.moves == 1 else f"{self.moves} moves"
-        return f"legal but not won: {moves}, {self.position.pyramid_left()} pyramid cards left"
+        text = f"legal but not won: {moves}, {self.position.pyramid_left()} pyramid cards left"
+        if self.position.rules.goal == "all":  # the stock and waste must go too
+            text += f" and {self.position.pile_left()} in the stock and waste"
+        return text
 
 
 def replay(deal, rules: Rules, steps) -> ReplayResult:
