@@ -15,7 +15,7 @@ import textwrap
 import click
 
 from cli.common import BoundedInt, InputError, SEED, echo_json, json_option, quiet_option
-from cli.pyramid import (deal_options, deal_title, engines_loading, exit_code_for,
+from cli.pyramid import (EXIT_UNKNOWN, deal_options, deal_title, engines_loading, exit_code_for,
                          load_one_deal, position_after, prepared_workspace, rules_options,
                          search_limit_options, after_option, verdict_text)
 
@@ -123,19 +123,30 @@ def analysis_lines(ident: dict, deal, rules, analysis, pos, played) -> list[str]
     """The text of an analysis."""
     from solver.pyramid.winnable import Outcome
 
+    from cli.pyramid import LIMIT_TEXT
+
     verdict = analysis.verdict
     lines = header_lines(ident, deal, rules.describe(), played)
+    if verdict.outcome == Outcome.WON and not verdict.solution:
+        return lines + ["The deal is already won."]
     lines.append(verdict_text(verdict))
+    if verdict.outcome == Outcome.WON and not verdict.optimal:
+        lines.append(f"The minimum is at least {verdict.lower_bound} moves (the minimum-move "
+                     f"search stopped: {LIMIT_TEXT[analysis.choices_stopped]}); a winning line:")
     if verdict.outcome == Outcome.WON:
-        lines += won_lines(deal, rules, analysis, pos)
+        lines += won_lines(deal, rules, analysis, pos, not played)
     else:
-        lines += lost_lines(deal, rules, analysis, pos)
-    lines.append(f"{verdict.states:,} positions explored in {verdict.seconds * 1000:.1f} ms "
-                 f"(the verdict's search).")
+        lines += lost_lines(deal, rules, analysis, pos, len(played))
+    if verdict.states:
+        lines.append(f"{verdict.states:,} positions explored in {verdict.seconds * 1000:.1f} ms "
+                     f"(the verdict's search).")
+    else:
+        lines.append(f"Settled before any position was explored, in "
+                     f"{verdict.seconds * 1000:.1f} ms.")
     return lines
 
 
-def lost_lines(deal, rules, analysis, pos) -> list[str]:
+def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
     """Why a deal is lost and how far it can be taken (an unknown verdict: the bounds)."""
     from solver.pyramid.explain import describe_steps
     from solver.pyramid.winnable import Outcome
@@ -153,6 +164,8 @@ def lost_lines(deal, rules, analysis, pos) -> list[str]:
     what = "pyramid cards" if part.counted == "pyramid" else "cards"
     moves = len(part.line)
     word = "move" if moves == 1 else "moves"
+    if played:  # the line goes on from the position the --after moves reached
+        word += f" after the {plural(played, 'move')} played"
     if part.best == part.most:
         lines.append(f"Winnable all the same: a line of {moves} {word} wins (not proven the "
                      f"shortest):")
@@ -170,7 +183,7 @@ def lost_lines(deal, rules, analysis, pos) -> list[str]:
     return lines
 
 
-def won_lines(deal, rules, analysis, pos) -> list[str]:
+def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
     """A shortest line with the choices at each step, the narrow steps, the playouts' win
     rates and the difficulty rank."""
     from solver.pyramid.analysis import is_narrow
@@ -192,7 +205,10 @@ def won_lines(deal, rules, analysis, pos) -> list[str]:
         lines.append(f"  {text:<{width}}   {note}".rstrip())
     narrow = analysis.narrow_steps
     if analysis.choices_stopped:
-        lines.append("The choices at each step were not counted (--max-states limit reached).")
+        from cli.pyramid import LIMIT_TEXT
+
+        lines.append(f"The choices at each step were not counted "
+                     f"({LIMIT_TEXT[analysis.choices_stopped]}).")
     elif analysis.choices:
         if narrow:
             lines.append(f"Narrow steps (only one move keeps the deal winnable): "
@@ -200,12 +216,13 @@ def won_lines(deal, rules, analysis, pos) -> list[str]:
         else:
             lines.append("No narrow step: wherever there was a choice, more than one move kept "
                          "the deal winnable.")
-    lines += playout_lines(analysis)
+    lines += playout_lines(analysis, from_start)
     return lines
 
 
-def playout_lines(analysis) -> list[str]:
-    """The two players' win rates and the difficulty rank."""
+def playout_lines(analysis, from_start: bool) -> list[str]:
+    """The two players' win rates and the difficulty rank (``from_start``: the analysis began
+    at the deal's start, not after ``--after`` moves; only such deals are ranked)."""
     from solver.core.stats import fmt_p
 
     rates = analysis.playouts
@@ -213,13 +230,19 @@ def playout_lines(analysis) -> list[str]:
         return []
     lines = [f"Random play wins {fmt_p(rates.random)} of {rates.games:,} games (95% interval).",
              f"Greedy play wins {fmt_p(rates.greedy)} of {rates.games:,} games."]
-    if analysis.rank is not None:
-        from solver.pyramid.difficulty import TABLE_SEEDS
+    from solver.pyramid.difficulty import PLAYOUTS_PER_DEAL, TABLE_SEEDS, table_rules
 
-        first, last = TABLE_SEEDS
+    first, last = TABLE_SEEDS
+    if analysis.rank is not None:
         lines.append(f"Difficulty: harder than {analysis.rank:.0%} of winnable deals (by the "
                      f"random-play win rate, among the winnable deals of seeds "
                      f"{first:,}..{last:,} under these rules).")
+    elif from_start and rates.games < PLAYOUTS_PER_DEAL:
+        lines.append(f"No difficulty rank: it needs at least {PLAYOUTS_PER_DEAL:,} playouts "
+                     f"(as many as each deal of the table had).")
+    elif from_start and analysis.rules not in table_rules():
+        lines.append("No difficulty rank: the table covers the rules of the presets only "
+                     "(--rules standard, --rules msc).")
     return lines
 
 
@@ -233,6 +256,7 @@ def show_matrix(ident: dict, deal, start, played, max_states: int, quiet: bool,
     from tqdm import tqdm
 
     from solver.pyramid.matrix import matrix_findings, matrix_rules, rules_matrix
+    from solver.pyramid.winnable import Outcome
 
     bar = tqdm(total=len(matrix_rules()), desc="rules", unit="rules", leave=False,
                disable=quiet or as_json, dynamic_ncols=True)
@@ -250,11 +274,10 @@ def show_matrix(ident: dict, deal, start, played, max_states: int, quiet: bool,
         if played:
             doc["after"] = [format_step(s) for s in played]
         echo_json(doc)
-        return
-    lines = header_lines(ident, deal, "every rule combination", played)
-    lines += matrix_table(rows)
-    lines += findings
-    click.echo("\n".join(lines))
+    else:
+        click.echo("\n".join(header_lines(ident, deal, "every rule combination", played)
+                             + matrix_table(rows) + findings))
+    sys.exit(EXIT_UNKNOWN if any(r.outcome == Outcome.UNKNOWN for r in rows) else 0)
 
 
 CELL_WIDTH = 8
@@ -279,7 +302,9 @@ def matrix_table(rows) -> list[str]:
     head1 = " " * label + "".join(f"{g:<{4 * w}}" for g in groups[0])
     head2 = " " * label + "".join(f"{s:<{2 * w}}" for s in ("stock hidden", "stock top") * 2)
     head3 = f"{'recycles':<{label}}" + "".join(f"{g:<{w}}" for g in ("pyramid", "all") * 4)
-    lines = ["Verdict under each rule combination (a number: winnable, minimum moves):",
+    lines = ["Verdict under each rule combination: a number is a win in that many moves at the",
+             "fewest; 'won' a win whose minimum took over a second to find; '?' a limit left it "
+             "unknown.",
              head1.rstrip(), head2.rstrip(), head3.rstrip()]
     for rec in MATRIX_RECYCLES:
         cells = [cell(r) for r in rows if r.rules.recycles == rec]

@@ -23,7 +23,7 @@ from solver.pyramid.blunder import packed_position
 from solver.pyramid.explain import result_dict
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import REASON_STATES, Outcome, SolveResult
+from solver.pyramid.winnable import REASON_STATES, REASON_TIMEOUT, Outcome, SolveResult
 
 
 def is_narrow(choice) -> bool:
@@ -49,11 +49,15 @@ class DealAnalysis:
     choices: tuple = ()
     """``choices.StepChoices`` at each point of the shortest line."""
     choices_stopped: str | None = None
-    """``"states"`` when ``max_states`` stopped the choices' searches (``choices`` is empty)."""
+    """The limit (``"states"``, ``"timeout"``) that left the choices uncounted (``choices`` is
+    empty): ``max_states`` stopped their searches, or a limit stopped the minimum-move search
+    and the line is the partial search's win."""
     playouts: object | None = None
     """``playouts.PlayoutRates``: the random and greedy players' win rates."""
     rank: float | None = None
-    """Share of the table's winnable deals that random play wins more often ("harder than")."""
+    """Share of the table's winnable deals that random play wins more often ("harder than");
+    only from the deal's start and with at least as many playouts as the table's deals had
+    (``difficulty.PLAYOUTS_PER_DEAL``)."""
 
     @property
     def narrow_steps(self) -> list[int]:
@@ -91,10 +95,9 @@ def analyse_deal(deal, rules: Rules = Rules(), start: Position | None = None, ma
     kernels are loaded (so that no search's time includes loading them).
     """
     from solver.pyramid.choices import SearchLimitReached, line_choices
-    from solver.pyramid.difficulty import difficulty_rank
+    from solver.pyramid.difficulty import PLAYOUTS_PER_DEAL, difficulty_rank
     from solver.pyramid.optimal.api import solve_optimal
     from solver.pyramid.partial import best_partial
-    from solver.pyramid.playouts import DEFAULT_PLAYOUTS, playout_rates
     from solver.pyramid.reasons import find_reason
 
     position = start
@@ -104,20 +107,46 @@ def analyse_deal(deal, rules: Rules = Rules(), start: Position | None = None, ma
     if verdict.outcome != Outcome.WON:
         reason = find_reason(deal, rules, start) if verdict.outcome == Outcome.LOST else None
         partial = best_partial(deal, rules, start=start, max_states=max_states, timeout=timeout)
-        return DealAnalysis(rules, verdict, reason=reason, partial=partial)
+        if partial.best < partial.most:
+            return DealAnalysis(rules, verdict, reason=reason, partial=partial)
+        # A limit stopped the minimum-move search, but the partial search found a win: the
+        # deal is winnable, by a line not proven the shortest (as ``solve --any`` reports one).
+        verdict = SolveResult(Outcome.WON, list(partial.line),
+                              states=verdict.states + partial.states,
+                              seconds=verdict.seconds + partial.seconds, optimal=False,
+                              lower_bound=verdict.lower_bound)
+        return DealAnalysis(rules, verdict, choices_stopped=limit_reason(max_states, timeout),
+                            playouts=rates_of(deal, rules, start, playouts, seed, jobs,
+                                              progress))
+    if not verdict.solution:  # the position given is already won: nothing to choose or play
+        return DealAnalysis(rules, verdict)
     try:
         choices = tuple(line_choices(deal, rules, verdict.solution, start=position,
                                      max_states=max_states, workspace=workspace))
         stopped = None
     except SearchLimitReached:
         choices, stopped = (), REASON_STATES
-    games = DEFAULT_PLAYOUTS if playouts is None else playouts
-    rates = None
+    rates = rates_of(deal, rules, start, playouts, seed, jobs, progress)
     rank = None
-    if games > 0:
-        rates = playout_rates(deal, rules, games=games, seed=seed, jobs=jobs, start=start,
-                              progress=progress)
-        if start is None:
-            rank = difficulty_rank(rates.random["p"], rules)
+    if rates is not None and start is None and rates.games >= PLAYOUTS_PER_DEAL:
+        rank = difficulty_rank(rates.random["p"], rules)
     return DealAnalysis(rules, verdict, choices=choices, choices_stopped=stopped,
                         playouts=rates, rank=rank)
+
+
+def limit_reason(max_states: int, timeout: float | None) -> str:
+    """The limit that stops the searches given these limits: ``"timeout"`` when a time limit is
+    set, else ``"states"``."""
+    return REASON_TIMEOUT if timeout is not None else REASON_STATES
+
+
+def rates_of(deal, rules: Rules, start, playouts: int | None, seed: int, jobs: int,
+             progress: bool):
+    """Both players' ``PlayoutRates`` from ``start`` (None with ``playouts`` 0)."""
+    from solver.pyramid.playouts import DEFAULT_PLAYOUTS, playout_rates
+
+    games = DEFAULT_PLAYOUTS if playouts is None else playouts
+    if games == 0:
+        return None
+    return playout_rates(deal, rules, games=games, seed=seed, jobs=jobs, start=start,
+                         progress=progress)

@@ -142,6 +142,7 @@ def _recycle_finding(rows: list[MatrixRow]) -> str:
     for rec in MATRIX_RECYCLES:
         won = sum(row.outcome == Outcome.WON for row in rows if row.rules.recycles == rec)
         total = sum(row.rules.recycles == rec for row in rows)
+        unknown = sum(row.outcome == Outcome.UNKNOWN for row in rows if row.rules.recycles == rec)
         label = "unlimited" if rec is None else str(rec)
-        counts.append(f"{label}: {won} of {total}")
+        counts.append(f"{label}: {won} of {total}" + (f" ({unknown} unknown)" if unknown else ""))
     return "recycles, combinations won with each limit: " + ", ".join(counts)

@@ -179,3 +179,55 @@ def test_a_limit_gives_unknown_with_bounds():
     assert not part["exact"] and part["best"] <= part["upper"] and part["reason"] == "states"
     check = replays_to(LOST_WITHOUT_REASON, part["line"])
     assert 28 - check["pyramid_left"] == part["best"]
+
+
+def test_a_won_position_is_said_to_be_won():
+    solution = analyse_json("--seed", WON, "--playouts", 0)["solution"]
+    res = invoke("--seed", WON, "--after", " ".join(solution), "-q")
+    assert res.exit_code == 0
+    assert res.output.splitlines()[-1] == "The deal is already won."
+    doc = analyse_json("--seed", WON, "--after", " ".join(solution))
+    assert doc["moves"] == 0 and doc["playouts"] is None and doc["choices"] == []
+
+
+def test_no_rank_from_fewer_playouts_than_the_table_had():
+    from solver.pyramid.difficulty import PLAYOUTS_PER_DEAL
+
+    few = analyse_json("--seed", WON, "--playouts", PLAYOUTS_PER_DEAL - 1)
+    assert few["harder_than"] is None and few["playouts"]["games"] == PLAYOUTS_PER_DEAL - 1
+    text = invoke("--seed", WON, "--playouts", 10, "-q").output
+    assert "No difficulty rank: it needs at least 1,000 playouts" in text
+    enough = analyse_json("--seed", WON, "--playouts", PLAYOUTS_PER_DEAL)
+    assert enough["harder_than"] is not None
+    other_rules = invoke("--seed", WON, "--recycles", 1, "--playouts", 1000, "-q").output
+    assert "No difficulty rank: the table covers the rules of the presets only" in other_rules
+
+
+def test_a_win_found_by_the_partial_search_under_a_limit_is_a_win():
+    res = invoke("--seed", WON, "--max-states", 2000, "--json")
+    doc = json.loads(res.output)
+    assert res.exit_code == 0
+    assert doc["outcome"] == "won" and doc["winnable"] and not doc["optimal"]
+    assert doc["lower_bound"] <= 55 <= doc["moves"] == len(doc["solution"])
+    assert doc["choices"] == [] and doc["choices_stopped"] == "states"
+    assert replays_to(WON, doc["solution"])["outcome"] == "won"
+    text = invoke("--seed", WON, "--max-states", 2000, "-q").output
+    assert f"Winnable: a winning line of {doc['moves']} moves." in text
+    assert "The minimum is at least" in text
+
+
+def test_all_rules_exit_3_when_a_limit_leaves_a_combination_unknown():
+    res = invoke("--seed", WON, "--all-rules", "--max-states", 100, "-q")
+    assert res.exit_code == 3 and "?" in res.output
+    assert "(6 unknown)" in res.output
+
+
+def test_check_under_goal_all_counts_the_stock_and_waste():
+    res = CliRunner().invoke(cli, ["check", "--seed", "1", "--goal", "all", "--solution",
+                                   "Kc Kh", "--json"])
+    doc = json.loads(res.output)
+    assert doc["pyramid_left"] == 26 and doc["pile_left"] == 24
+    text = CliRunner().invoke(cli, ["check", "--seed", "1", "--goal", "all", "--solution",
+                                    "Kc Kh"]).output
+    assert text.splitlines()[0] == ("legal but not won: 2 moves, 26 pyramid cards left and 24 "
+                                    "in the stock and waste")
