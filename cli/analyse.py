@@ -240,6 +240,9 @@ def playout_lines(analysis, from_start: bool) -> list[str]:
     elif from_start and rates.games < PLAYOUTS_PER_DEAL:
         lines.append(f"No difficulty rank: it needs at least {PLAYOUTS_PER_DEAL:,} playouts "
                      f"(as many as each deal of the table had).")
+    elif from_start and not table_rules():
+        lines.append("No difficulty rank: the difficulty table (data/difficulty.json) was not "
+                     "found in this installation.")
     elif from_start and analysis.rules not in table_rules():
         lines.append("No difficulty rank: the table covers the rules of the presets only "
                      "(--rules standard, --rules msc).")

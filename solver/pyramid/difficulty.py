@@ -24,6 +24,7 @@ JSON layout::
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -32,8 +33,22 @@ import numpy as np
 
 from solver.pyramid.rules import UNLIMITED, Rules
 
-TABLE_PATH = Path(__file__).resolve().parents[2] / "data" / "difficulty.json"
-"""The quantile table, read from the repository's data/ (editable installs)."""
+TABLE_NAME = "difficulty.json"
+TABLE_PATH = Path(__file__).resolve().parents[2] / "data" / TABLE_NAME
+"""The table in the repository's data/ (where ``benchmarks/build_difficulty.py`` writes it, and
+where a checkout or an editable install reads it)."""
+INSTALLED_TABLE = Path(sys.prefix) / "share" / "pyramid-solitaire" / TABLE_NAME
+"""Where a regular install (``pip install .``) puts the table: pyproject.toml ships data/'s
+file there as a data file, since data/ is not inside the ``solver`` package."""
+
+
+def table_path() -> Path | None:
+    """The difficulty table to read: the repository's, else the installed copy; None when
+    neither exists."""
+    for path in (TABLE_PATH, INSTALLED_TABLE):
+        if path.exists():
+            return path
+    return None
 TABLE_SEEDS = (0, 99_999)
 """First and last deal seed the table covers."""
 PLAYOUTS_PER_DEAL = 1_000
@@ -75,11 +90,13 @@ def histogram_rank(wins_histogram, playouts: int, rate: float) -> float | None:
 
 
 @lru_cache(maxsize=1)
-def load_tables(path: Path = TABLE_PATH) -> tuple[RateTable, ...]:
-    """The table's entries (read once); empty when the file is missing."""
+def load_tables(path: Path | None = None) -> tuple[RateTable, ...]:
+    """The table's entries (read once; ``path`` None: ``table_path()``); empty when the file is
+    missing."""
     import json
 
-    if not path.exists():
+    path = table_path() if path is None else path
+    if path is None or not path.exists():
         return ()
     data = json.loads(path.read_text())
     return tuple(RateTable(rules_from_dict(t["rules"]), int(data["playouts"]),

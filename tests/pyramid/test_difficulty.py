@@ -81,3 +81,32 @@ def test_table_file_is_consistent():
         assert len(t["percentiles"]) == 101 and t["percentiles"] == sorted(t["percentiles"])
         assert rules_from_dict(t["rules"]).to_dict() == t["rules"]
     assert len(load_tables()) == len(data["tables"])
+
+
+def test_a_regular_install_finds_the_shipped_table(tmp_path, monkeypatch):
+    """pyproject.toml ships data/difficulty.json as a data file, and the reader falls back to
+    that copy when there is no repository around it (``pip install .``)."""
+    import tomllib
+    from pathlib import Path
+
+    from solver.pyramid import difficulty
+
+    root = Path(difficulty.__file__).resolve().parents[2]
+    shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "data-files"]
+    assert shipped == {"share/pyramid-solitaire": ["data/difficulty.json"]}
+    copy = tmp_path / "share" / "pyramid-solitaire" / "difficulty.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(difficulty.TABLE_PATH.read_bytes())
+    monkeypatch.setattr(difficulty, "TABLE_PATH", tmp_path / "no-repo" / "difficulty.json")
+    monkeypatch.setattr(difficulty, "INSTALLED_TABLE", copy)
+    assert difficulty.table_path() == copy
+    difficulty.load_tables.cache_clear()
+    try:
+        assert len(difficulty.load_tables()) == 2
+        monkeypatch.setattr(difficulty, "INSTALLED_TABLE", tmp_path / "none.json")
+        difficulty.load_tables.cache_clear()
+        assert difficulty.table_path() is None and difficulty.load_tables() == ()
+        assert difficulty.difficulty_rank(0.1, Rules()) is None
+    finally:
+        difficulty.load_tables.cache_clear()
