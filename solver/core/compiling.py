@@ -10,8 +10,14 @@ take seconds just to load the cache).
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
+import subprocess
 import sys
-from typing import TextIO
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple, TextIO
 
 COMPILE_EVENT = "numba:compile"
 """The numba event sent when a function is really compiled (not loaded from the cache)."""
@@ -43,3 +49,139 @@ def compile_notice(message: str, stream: TextIO | None = None):
 
     with event.install_listener(COMPILE_EVENT, _Notice()):
         yield
+
+
+class CompileEvent(NamedTuple):
+    """One real compilation of a kernel for one type signature (a cache miss)."""
+
+    kernel: str
+    """The kernel's module and name, e.g. ``solver.pyramid.dfs.search``."""
+    signature: str
+    """The argument types it was compiled for, as numba writes them."""
+    seconds: float
+    """Wall-clock seconds of the compilation, the kernels it compiled on the way included."""
+    own_seconds: float
+    """``seconds`` less the compilations nested inside it (kernels it calls, compiled first)."""
+    depth: int
+    """0 for a compilation started from Python, 1 + its caller's for a nested one."""
+
+
+@contextlib.contextmanager
+def compile_log():
+    """While the block runs, record every real numba compilation (never a cache load) as a
+    ``CompileEvent``, in the order they finish, in the list this yields.
+
+    Example::
+
+        with compile_log() as events:
+            load_kernels()
+        print(sum(e.own_seconds for e in events), "s compiling")
+    """
+    from numba.core import event  # numba only when a kernel is about to be used
+
+    events: list[CompileEvent] = []
+    stack: list[list[float]] = []  # per open compilation: [start, seconds of nested ones]
+
+    class _Log(event.Listener):
+        def on_start(self, ev) -> None:
+            stack.append([time.perf_counter(), 0.0])
+
+        def on_end(self, ev) -> None:
+            start, nested = stack.pop()
+            seconds = time.perf_counter() - start
+            if stack:
+                stack[-1][1] += seconds
+            disp = ev.data["dispatcher"]
+            py = disp.py_func
+            args = ", ".join(str(a) for a in ev.data["args"])
+            events.append(CompileEvent(f"{py.__module__}.{py.__qualname__}", f"({args})",
+                                       seconds, seconds - nested, len(stack)))
+
+    with event.install_listener(COMPILE_EVENT, _Log()):
+        yield events
+
+
+def has_cache_entry(kernel) -> bool:
+    """Whether numba's on-disk cache holds an index for the ``@njit(cache=True)`` ``kernel`` (at
+    least one compiled signature; a stale one, of an older source, counts too). A guess used only
+    to skip needless work: a wrong answer costs time, never a wrong result."""
+    code = kernel.py_func.__code__
+    name = f"{Path(code.co_filename).stem}.{kernel.py_func.__qualname__}-*.nbi"
+    return any(Path(kernel.stats.cache_path).glob(name))
+
+
+def merge_cache(source: str | os.PathLike, target: str | os.PathLike) -> int:
+    """Copy the numba cache entries of the directory ``source`` into ``target`` (both used as
+    ``NUMBA_CACHE_DIR``): for each kernel whose index ``target`` lacks, its compiled files first,
+    then its index, each by an atomic rename. An index ``target`` already has is kept: numba
+    never sees a half-copied entry, nor an index of one process naming data of another. Returns
+    the number of kernels copied."""
+    source, target = Path(source), Path(target)
+    copied = 0
+    for index in sorted(source.rglob("*.nbi")):
+        dest = target / index.relative_to(source)
+        if dest.exists():
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        stem = index.name[:-len(".nbi")]
+        for part in [*sorted(index.parent.glob(f"{stem}.*.nbc")), index]:
+            tmp = dest.parent / f".{part.name}.{os.getpid()}.tmp"
+            shutil.copyfile(part, tmp)
+            os.replace(tmp, dest.parent / part.name)
+        copied += 1
+    return copied
+
+
+@contextlib.contextmanager
+def compile_aside(module: str, needed: bool = True):
+    """Compile another set of kernels in a helper process while this one compiles its own.
+
+    The first time numba really compiles something inside the block (so never on a warm cache),
+    and only if ``needed``, ``python -m module`` starts with a private, empty cache directory;
+    at the end of the block this process waits for it and merges its cache into its own
+    (``merge_cache``), so that the helper's kernels then load from the cache. Two processes
+    never write the same cache directory at once (numba could pair one's index with the other's
+    compiled code when both add a signature of the same kernel). A helper that fails or cannot
+    start costs nothing but time: those kernels are then compiled here, when first called.
+
+    On a machine with a free core this overlaps two compilations (the winnability kernels aside
+    while the minimum-move kernels compile here); on a busy one it does no harm.
+    """
+    from numba.core import config, event
+
+    root = Path(__file__).resolve().parents[2]  # the directory holding the solver package
+    state: dict = {}
+
+    class _Start(event.Listener):
+        def on_start(self, ev) -> None:
+            if state or not needed or not config.CACHE_DIR:  # no cache directory to merge into
+                return
+            tmp = tempfile.mkdtemp(prefix="pyramid-compile-")
+            env = {**os.environ, "NUMBA_CACHE_DIR": tmp,
+                   "PYTHONPATH": os.pathsep.join([str(root), *filter(None, [os.environ.get(
+                       "PYTHONPATH")])])}
+            state["tmp"] = tmp
+            try:
+                state["proc"] = subprocess.Popen([sys.executable, "-m", module], env=env,
+                                                 stdin=subprocess.DEVNULL,
+                                                 stdout=subprocess.DEVNULL,
+                                                 stderr=subprocess.DEVNULL)
+            except OSError:
+                pass
+
+        def on_end(self, ev) -> None:
+            pass
+
+    try:
+        with event.install_listener(COMPILE_EVENT, _Start()):
+            yield
+        proc = state.get("proc")
+        if proc is not None and proc.wait() == 0:
+            merge_cache(state["tmp"], config.CACHE_DIR)
+    finally:
+        proc = state.get("proc")
+        if proc is not None and proc.poll() is None:  # the block failed: do not leave it behind
+            proc.kill()
+            proc.wait()
+        if "tmp" in state:
+            shutil.rmtree(state["tmp"], ignore_errors=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.core import memory
+from solver.core.compiling import compile_aside, has_cache_entry
 from solver.core.validate import check_int
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
@@ -35,6 +36,7 @@ from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOA
                                           rehash)
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import start_bound
+from solver.pyramid.dfs import decide, decide_flat
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, REC_MASK,
                                   REC_SHIFT, START)
@@ -74,6 +76,9 @@ _INITIAL = 1 << 14
 MIN_POSITIONS = 4 * MAX_MOVES
 """The smallest cap on stored positions a search accepts."""
 _NO_BOUND = 1 << 40
+
+WARM_MODULE = "solver.pyramid.optimal.warm"
+"""The module run aside to compile the winnability kernels while A*'s compile (``load_kernels``)."""
 
 DEFAULT_RULES = PRESETS["standard"]
 """The rules used when none are given (the standard rules' defaults, docs/pyramid.md)."""
@@ -201,13 +206,15 @@ def load_kernels() -> None:
     deal = np.arange(DECK_CARDS, dtype=np.int64)
     rules = DEFAULT_RULES
     rule = rule_args(rules)
-    ctab = class_tables(deal, rule.overlap)
-    start_bound(deal, ctab, START, rule)
     ws = OptimalWorkspace.create(MIN_POSITIONS)
+    # on a cold cache the winnability kernels compile in a helper process meanwhile
+    with compile_aside(WARM_MODULE, needed=not all(map(has_cache_entry, (decide, decide_flat)))):
+        ctab = class_tables(deal, rule.overlap)
+        start_bound(deal, ctab, START, rule)
+        astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
+        rehash(ws.index, ws.keys, 0)
+        astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
     solve_winnable(deal, rules, max_states=1, workspace=ws.winnability(rules))  # its kernel too
-    astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
-    rehash(ws.index, ws.keys, 0)
-    astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
 
 
 def _check_start(start, rules: Rules) -> np.uint64:

@@ -76,7 +76,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
             regs[R_INCOMPLETE] = 1
             return EXHAUSTED
         regs[R_HMIN] = 0
-        queue_push(head, e_node, e_next, regs, h0, h0, 0)
+        queue_push(head, e_node, e_next, regs, h0, h0, np.int64(0))  # not Literal[0]: one compile
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     done = 0
     while True:

@@ -34,6 +34,12 @@ SCRATCH = 64
 """Size of the int64 scratch array of ``bound``: [0, 24) the full cost of each stock card,
 [24, 30) the class subsets, [32, 56) the plain cost of each stock card."""
 _COST, _CLS, _PLAIN = 0, 24, 32
+_COST_AT, _PLAIN_AT = np.int64(_COST), np.int64(_PLAIN)
+"""``_COST`` and ``_PLAIN`` as int64 arguments: a plain int constant passed to a kernel is typed as
+its literal value, and numba would compile ``_stock_moves`` once per constant."""
+_V_SLOTS, _W_SLOTS = np.int64(0), np.int64(4)
+"""The first class slot of the v cards and of the 13-v cards (``_values_mask``), int64 for the
+same reason."""
 
 
 @njit(cache=True)
@@ -241,8 +247,8 @@ def bound(state, ctab, tabs, rule, scr):
         moves = cmoves[c, x]
         if goal_all:
             v = c + 1
-            tv = popcount(pyr & _values_mask(cpos, c, 0, x)) + popcount(stock & sval[v])
-            tw = popcount(pyr & _values_mask(cpos, c, 4, x)) + popcount(stock & sval[13 - v])
+            tv = popcount(pyr & _values_mask(cpos, c, _V_SLOTS, x)) + popcount(stock & sval[v])
+            tw = popcount(pyr & _values_mask(cpos, c, _W_SLOTS, x)) + popcount(stock & sval[13 - v])
             moves = max(moves, max(tv, tw))
         h += moves
         needw |= (cneed[c, x, 0] << (4 * (12 - c))) | (cneed[c, x, 1] << (4 * (c + 1)))
@@ -265,9 +271,9 @@ def bound(state, ctab, tabs, rule, scr):
             need = cneed[c, x, side]
             if need > 0:
                 u = 12 - c if side == 0 else c + 1
-                depth = max(depth, _stock_moves(u, need, stock, sval, scr, _COST))
+                depth = max(depth, _stock_moves(u, need, stock, sval, scr, _COST_AT))
                 if hdp > h:
-                    plain = max(plain, _stock_moves(u, need, stock, sval, scr, _PLAIN))
+                    plain = max(plain, _stock_moves(u, need, stock, sval, scr, _PLAIN_AT))
     return max(h + min(depth, FAR_BOUND), hdp + min(plain, FAR_BOUND))
 
 

@@ -191,8 +191,8 @@ def class_tables(deal, overlap):
                     if (adj[a] >> b) & 1 and (x >> (4 + b)) & 1:
                         best = max(best, 1 + match[rest & ~(1 << (4 + b))])
                 match[x] = best
-            nv = popcount(x & 0xF)
-            nw = popcount(x >> 4)
+            nv = popcount(np.uint64(x & 0xF))  # uint64, as everywhere else: one compile
+            nw = popcount(np.uint64(x >> 4))
             cmoves[c, x] = nv + nw - match[x]
             cneed[c, x, 0] = nv - match[x]
             cneed[c, x, 1] = nw - match[x]
