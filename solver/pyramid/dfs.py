@@ -17,6 +17,7 @@ from numba import njit
 
 from solver.core.rng import mix64
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.prune import LOST_STATE, bury_last_pass, unmatched, unmatched_after
 from solver.pyramid.rules import RuleArgs
 from solver.pyramid.state import (FREE_TAG, MOVE_PAIR, PYR_MASK, START, STOCK_MASK, apply_concrete,
                                   apply_free, deal_tables, gen_concrete, gen_free, is_won,
@@ -245,6 +246,9 @@ def _concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     """
     moves = ws.moves
     counts = ws.counts
+    start = bury_last_pass(start, tabs, rule)
+    if start == LOST_STATE:
+        return LOST, 0, 0, lost
     o, _, expanded, lost = _free_search(tabs, start, rule, max_states, ws, lost, free_base, path)
     if o != WON:
         return o, 0, expanded, lost
@@ -267,9 +271,19 @@ def _concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                 for d in range(depth + 1):
                     path[d] = moves[d, counts[d, 1] - 1]
                 return WON, depth + 1, expanded, lost
-            if table_has(lost.table, child):
+            buried = bury_last_pass(child, tabs, rule)
+            if buried == LOST_STATE:
                 continue
-            if dead_after(child, m, tabs, rule):
+            if buried != child:  # cards left the game: any class may have lost its last partner
+                child = buried
+                if table_has(lost.table, child):
+                    continue
+                if dead(child, tabs, rule) or unmatched(child, tabs):
+                    lost = _table_add(lost, child, ws)
+                    continue
+            elif table_has(lost.table, child):
+                continue
+            elif dead_after(child, m, tabs, rule) or unmatched_after(child, m, tabs):
                 lost = _table_add(lost, child, ws)
                 continue
             left = max_states - expanded if max_states > 0 else 0

@@ -17,7 +17,11 @@ and a test checks this table against both::
 
 Equal positions pack identically: the pointer is kept canonical, ``1 + index of the waste top``
 (0 with an empty waste), so two ways of reaching the same stock, waste and pyramid give one key;
-with unlimited recycles the recycle count stays 0.
+with unlimited recycles the recycle count stays 0 in every key: ``apply_concrete`` counts every
+recycle (it does not know the rules), so the searches that use it under unlimited recycles clear
+the field after each move (``REC_MASK``); should a caller not, the count stops at
+``MAX_RECYCLES_USED`` (31) instead of carrying into bits 62 and 63, and no limited search
+reaches it (at most ``MAX_RECYCLES`` = 30 recycles are ever allowed).
 
 Bit 63 serves a partial-order reduction in the concrete search: a move that uses only pyramid
 cards (a pair of two pyramid cards, an overlap pair, a pyramid king) commutes with a draw or a
@@ -293,13 +297,16 @@ def stock_top(state):
 
 @njit(cache=True)
 def apply_concrete(state, m):
-    """The position after move ``m`` (assumed legal) under the concrete rules."""
+    """The position after move ``m`` (assumed legal) under the concrete rules. A recycle adds one
+    to the recycle count, saturating at ``MAX_RECYCLES_USED`` (see the module docstring)."""
     kind = move_kind(m)
     if kind == MOVE_DRAW:
         s = stock_top(state)
         return (state & ~PTR_MASK) | (np.uint64(s + 1) << PTR_SHIFT) | AFTER_DRAW
     if kind == MOVE_RECYCLE:
-        return ((state & ~PTR_MASK) + (_ONE << REC_SHIFT)) | AFTER_DRAW
+        if (state & REC_MASK) != REC_MASK:  # saturates: never carries into bits 62 and 63
+            state += _ONE << REC_SHIFT
+        return (state & ~PTR_MASK) | AFTER_DRAW
     ptr = pointer(state)
     state = remove_slot(state & ~AFTER_DRAW, move_a(m))
     if kind == MOVE_PAIR:

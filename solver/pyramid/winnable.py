@@ -17,6 +17,13 @@ Pruning, all exact:
 * with limited recycles the free-stock search is an oracle: a position that loses even with
   unlimited recycles is lost, so every position is looked up there before it is expanded (its
   answer searched for once and remembered); this also settles most lost deals at the root;
+* on the last pass (no recycle left) the waste is a stack that only shrinks from the top: a
+  waste card with no partner left that could meet it there (no king, no pyramid card of the
+  partner value, no partner still ahead in the stock when the stock top is shown) stays for
+  good, and it and every card under it take part in no move again. Under goal "pyramid" the
+  search clears them (an equivalent position), under goal "all" the position is lost. Once
+  cards have left the game that way, a class of values (v and 13 - v) whose pyramid cards
+  outnumber the partners left to them, counted, is lost too (``solver.pyramid.prune``);
 * positions proven lost are remembered in an open-addressing hash table of packed positions
   (free-stock answers in the same table, tagged). When the table fills up the search goes on
   without storing more: slower, still exact.

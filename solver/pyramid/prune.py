@@ -1,0 +1,135 @@
+"""Exact pruning rules of the limited-recycles winnability search that know the passes left.
+
+On the last pass (every recycle used: ``recycles_used == rule.recycles``) the waste is a stack
+that can only shrink from its top or grow by draws: no recycle will ever reorder it. This module
+turns that into one exact rule, applied by ``solver.pyramid.dfs`` to every concrete position it
+meets on the last pass (``bury_last_pass``):
+
+**Burial.** A waste card ``k`` can leave the waste only as the waste top, by one of: a king
+removed alone; a pair with a pyramid card of the partner value (13 - its value); with the stock
+top available, a pair with the stock top, which on the last pass is always a card still in the
+stock (index >= pointer). So when ``k`` is no king, no pyramid card of the partner value is
+still present, and (stock top shown) no stock card of the partner value is still ahead of the
+pointer, ``k`` is *stuck*: it stays in the waste for the rest of the game (pyramid cards and
+stock cards ahead only ever disappear, so this stays true in every later position). Every waste
+card below the highest stuck card is then *buried*: it can never become the waste top (the
+stuck card stays above it), never be the stock top again (no recycle is left), so it takes part
+in no move for the rest of the game. The stuck card itself takes part in no move either: as the
+waste top it has no partner and is no king, and no recycle is left.
+
+* Under goal "pyramid" the highest stuck card and every waste card under it play no role at all:
+  clearing them from the position (and setting the pointer canonically: the waste top is then
+  the next card above them, or the waste is empty) changes no move of this or any later position
+  and not the goal. The stock top is unchanged (the cleared cards were all below the pointer),
+  and a waste top or a stuck top offers the same moves as the waste they leave: a draw when
+  the stock is not empty, no recycle (none is left), and no pair. So the search continues from
+  the position without them: an equivalent position that merges transpositions and lets the
+  dead-card test, the partner count (``class_unmatched``) and the free-stock oracle see that
+  those cards are no partners any more.
+* Under goal "all" a stuck card can never be removed, so the position is lost
+  (``bury_last_pass`` returns ``LOST_STATE``).
+
+The rule is tested against the plain references on positions where it fires
+(``tests/pyramid/test_limited_pruning.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros
+
+from solver.core.bits import popcount
+from solver.pyramid.layout import PYRAMID_CARDS
+from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK,
+                                  MOVE_PAIR, canon_pointer, move_a, move_kind)
+
+LOST_STATE = np.uint64(0xFFFFFFFFFFFFFFFF)
+"""What ``bury_last_pass`` returns for a position it proves lost (never a real position: bits
+62 and 63 are never both set in one)."""
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@njit(cache=True)
+def stuck_waste(state, tabs, rule):
+    """Stock bits (in place, bits 28..51) of the waste cards of ``state`` that are stuck for the
+    rest of the game (see the module docstring), assuming ``state`` is on its last pass."""
+    state = np.uint64(state)
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    ptr = np.uint64((state & PTR_MASK) >> PTR_SHIFT)
+    below = (_ONE << (ptr + np.uint64(PYRAMID_CARDS))) - _ONE
+    waste = stock & below
+    if waste == _ZERO:
+        return _ZERO
+    ahead = stock & ~below
+    removable = np.uint64(tabs.skings)
+    for v in range(1, 13):
+        w = 13 - v
+        if (pyr & tabs.vmask[w]) or (rule.stock_top and (ahead & tabs.sval[w])):
+            removable |= tabs.sval[v]
+    return waste & ~removable
+
+
+@njit(cache=True)
+def bury_last_pass(state, tabs, rule):
+    """The position equivalent to ``state`` with its buried waste cards cleared, ``state`` itself
+    when the rule does not fire (not the last pass, or nothing buried), or ``LOST_STATE`` when a
+    card is stuck under goal "all" (module docstring)."""
+    if rule.recycles < 0 or np.int64((state & REC_MASK) >> REC_SHIFT) < rule.recycles:
+        return state
+    state = np.uint64(state)
+    stuck = stuck_waste(state, tabs, rule)
+    if stuck == _ZERO:
+        return state
+    if rule.goal_all:
+        return LOST_STATE
+    top = np.uint64(63) - np.uint64(leading_zeros(stuck))
+    gone = (state & STOCK_MASK) & ((_ONE << (top + _ONE)) - _ONE)
+    return canon_pointer(state & ~gone, (state & PTR_MASK) >> PTR_SHIFT)
+
+
+
+@njit(cache=True)
+def class_unmatched(state, v, tabs):
+    """True when the pyramid cards of values ``v`` and ``13 - v`` cannot all find partners
+    among the cards in play, counted (``v`` in 1..12).
+
+    Argument: in a win every pyramid card of value ``v`` leaves in a pair with a pyramid card of
+    value ``13 - v`` or with a stock or waste card of that value still in play, each card used
+    once; likewise for ``13 - v``. With ``x`` pairs of two pyramid cards in the class (at most
+    ``min(a, b)`` for ``a``, ``b`` pyramid cards of the two values), the other ``a - x`` and
+    ``b - x`` need as many stock cards of the partner values (``sb``, ``sa`` in play). Such an
+    ``x`` exists iff ``a - sb <= b`` and ``b - sa <= a``. While every removal is a pair of the two
+    values this always holds (``a + sa == b + sb``); it can fail once cards left the game
+    unpaired (``bury_last_pass``) and stock cards pair among themselves afterwards.
+    """
+    w = 13 - v
+    state = np.uint64(state)
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    a = popcount(pyr & tabs.vmask[v])
+    b = popcount(pyr & tabs.vmask[w])
+    sa = popcount(stock & tabs.sval[v])
+    sb = popcount(stock & tabs.sval[w])
+    return a - sb > b or b - sa > a
+
+
+@njit(cache=True)
+def unmatched(state, tabs):
+    """``class_unmatched`` for some class of values (1 + 12, 2 + 11, .. 6 + 7)."""
+    for v in range(1, 7):
+        if class_unmatched(state, v, tabs):
+            return True
+    return False
+
+
+@njit(cache=True)
+def unmatched_after(child, m, tabs):
+    """``unmatched`` for a child whose parent passed it: only a pair changes the counts, and only
+    of its own class (draws, recycles and kings change none)."""
+    if move_kind(m) != MOVE_PAIR:
+        return False
+    return class_unmatched(child, tabs.val[move_a(m)], tabs)
