@@ -84,7 +84,7 @@ PYR_INF = 1000
 
 
 @njit(cache=True)
-def pyramid_moves(deal, overlap):
+def pyramid_moves(deal, overlap, dp, moves):
     """For each pyramid mask of ``CONFIGS``: the fewest moves that remove pyramid cards needed to
     clear it, in a relaxed game where every stock card of the deal is always at hand (so any
     uncovered card whose partner value is among the deal's 24 stock cards can go on its own).
@@ -93,12 +93,11 @@ def pyramid_moves(deal, overlap):
     king, a pair with a stock or waste card) is a move of the relaxed game, so this never
     exceeds the real count, and one real move lowers it by at most one. Unlike the per-class
     matching of ``class_tables`` it knows the order in which covering forces the cards out.
-    A pyramid that cannot be cleared even so gets ``PYR_INF``."""
+    A pyramid that cannot be cleared even so gets ``PYR_INF``. Fills ``dp`` (``N_CONFIGS``
+    int64, index ``config_id``) and returns it; ``moves`` is scratch (``MAX_MOVES`` int64)."""
     tabs = deal_tables(deal)
     val = tabs.val
     sval = tabs.sval
-    dp = np.full(N_CONFIGS, PYR_INF, dtype=np.int64)
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
     dp[0] = 0  # CONFIGS[0] is the empty pyramid
     for k in range(1, N_CONFIGS):
         m = np.uint64(CONFIGS[k])
@@ -128,9 +127,26 @@ class ClassTables(NamedTuple):
     cdp: np.ndarray
 
 
+def class_tables(deal, overlap: bool) -> ClassTables:
+    """The ``ClassTables`` of ``deal`` (52 card ids, int64; ``overlap``: the overlap-pairs rule),
+    its arrays allocated here and filled by the kernel ``fill_class_tables`` (a kernel that
+    allocates compiles numba's allocation code for each shape: about half a second of the first
+    run)."""
+    ctab = ClassTables(cpos=np.full((6, CLASS_SLOTS), -1, dtype=np.int64),
+                       cmoves=np.zeros((6, 256), dtype=np.int64),
+                       cneed=np.zeros((6, 256, 2), dtype=np.int64),
+                       csub=np.zeros((4, 128), dtype=np.int64),
+                       cdp=np.full(N_CONFIGS, PYR_INF, dtype=np.int64))
+    fill_class_tables(deal, bool(overlap), ctab, np.zeros(256, dtype=np.int64),
+                      np.zeros(4, dtype=np.int64), np.empty(MAX_MOVES, dtype=np.int64))
+    return ctab
+
+
 @njit(cache=True)
-def class_tables(deal, overlap):
-    """The ``ClassTables`` of ``deal``: tables of the pyramid part of ``bound``, for each class c
+def fill_class_tables(deal, overlap, ctab, match, adj, moves):
+    """Fill the ``ClassTables`` ``ctab`` of ``deal`` (fresh: ``cpos`` and ``cdp`` all -1 and
+    ``PYR_INF``, the others 0; ``match`` (256), ``adj`` (4) and ``moves`` (``MAX_MOVES``) are
+    scratch). For each class c
     (v = c + 1) and each subset ``x`` (8 bits, one per class slot) of its pyramid cards still
     present:
 
@@ -144,26 +160,22 @@ def class_tables(deal, overlap):
     * ``csub``: lookup tables giving the six subsets of a pyramid mask at once (``solver.pyramid.optimal.bound``);
     * ``cdp``: ``pyramid_moves`` by pyramid mask (index ``config_id``).
     """
-    val = np.empty(PYRAMID_CARDS, dtype=np.int64)
-    for p in range(PYRAMID_CARDS):
-        val[p] = RANK_OF[deal[p]]
-    cpos = np.full((6, CLASS_SLOTS), -1, dtype=np.int64)
+    cpos, cmoves, cneed, csub = ctab.cpos, ctab.cmoves, ctab.cneed, ctab.csub
     for c in range(6):
         nv = 0
         nw = 0
         for p in range(PYRAMID_CARDS):
-            if val[p] == c + 1:
+            v = RANK_OF[deal[p]]
+            if v == c + 1:
                 cpos[c, nv] = p
                 nv += 1
-            elif val[p] == 12 - c:
+            elif v == 12 - c:
                 cpos[c, 4 + nw] = p
                 nw += 1
-    cmoves = np.zeros((6, 256), dtype=np.int64)
-    cneed = np.zeros((6, 256, 2), dtype=np.int64)
-    match = np.zeros(256, dtype=np.int64)
     for c in range(6):
         # adj[a]: bit b set when v card a and w card b can ever be paired
-        adj = np.zeros(4, dtype=np.int64)
+        for a in range(4):
+            adj[a] = 0
         for a in range(4):
             pa = cpos[c, a]
             if pa < 0:
@@ -198,7 +210,6 @@ def class_tables(deal, overlap):
             cneed[c, x, 1] = nw - match[x]
     # csub[k, b]: the class subsets (8 bits per class, class c at bits 8c) of the pyramid cards
     # at positions 7k .. 7k+6 given by the 7 bits b; OR-ing four lookups gives all six subsets
-    csub = np.zeros((4, 128), dtype=np.int64)
     for c in range(6):
         for k in range(CLASS_SLOTS):
             p = cpos[c, k]
@@ -207,5 +218,5 @@ def class_tables(deal, overlap):
             for b in range(128):
                 if (b >> (p % 7)) & 1:
                     csub[p // 7, b] |= np.int64(1) << (8 * c + k)
-    return ClassTables(cpos, cmoves, cneed, csub, pyramid_moves(deal, overlap))
+    pyramid_moves(deal, overlap, ctab.cdp, moves)
 
