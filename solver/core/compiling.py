@@ -101,24 +101,31 @@ def compile_log():
         yield events
 
 
+def index_pattern(kernel) -> str:
+    """The name pattern of the numba cache index of the ``@njit(cache=True)`` ``kernel``
+    (``<module file stem>.<qualname>-<line>.<python tag>.nbi``)."""
+    code = kernel.py_func.__code__
+    return f"{Path(code.co_filename).stem}.{kernel.py_func.__qualname__}-*.nbi"
+
+
 def has_cache_entry(kernel) -> bool:
     """Whether numba's on-disk cache holds an index for the ``@njit(cache=True)`` ``kernel`` (at
     least one compiled signature; a stale one, of an older source, counts too). A guess used only
     to skip needless work: a wrong answer costs time, never a wrong result."""
-    code = kernel.py_func.__code__
-    name = f"{Path(code.co_filename).stem}.{kernel.py_func.__qualname__}-*.nbi"
-    return any(Path(kernel.stats.cache_path).glob(name))
+    return any(Path(kernel.stats.cache_path).glob(index_pattern(kernel)))
 
 
-def merge_cache(source: str | os.PathLike, target: str | os.PathLike) -> int:
+def merge_cache(source: str | os.PathLike, target: str | os.PathLike,
+                patterns: tuple[str, ...] = ("*.nbi",)) -> int:
     """Copy the numba cache entries of the directory ``source`` into ``target`` (both used as
-    ``NUMBA_CACHE_DIR``): for each kernel whose index ``target`` lacks, its compiled files first,
-    then its index, each by an atomic rename. An index ``target`` already has is kept: numba
-    never sees a half-copied entry, nor an index of one process naming data of another. Returns
-    the number of kernels copied."""
+    ``NUMBA_CACHE_DIR``) whose index names match one of ``patterns`` (``index_pattern``): for
+    each such kernel whose index ``target`` lacks, its compiled files first, then its index, each
+    by an atomic rename. An index ``target`` already has is kept: numba never sees a half-copied
+    entry, nor an index of one process naming data of another. Returns the number of kernels
+    copied."""
     source, target = Path(source), Path(target)
     copied = 0
-    for index in sorted(source.rglob("*.nbi")):
+    for index in sorted({i for pattern in patterns for i in source.rglob(pattern)}):
         dest = target / index.relative_to(source)
         if dest.exists():
             continue
@@ -133,13 +140,16 @@ def merge_cache(source: str | os.PathLike, target: str | os.PathLike) -> int:
 
 
 @contextlib.contextmanager
-def compile_aside(module: str, needed: bool = True):
-    """Compile another set of kernels in a helper process while this one compiles its own.
+def compile_aside(module: str, kernels: tuple = ()):
+    """Compile ``kernels`` (their entry signatures) in a helper process while this one compiles
+    its own kernels, in the block.
 
     The first time numba really compiles something inside the block (so never on a warm cache),
-    and only if ``needed``, ``python -m module`` starts with a private, empty cache directory;
-    at the end of the block this process waits for it and merges its cache into its own
-    (``merge_cache``), so that the helper's kernels then load from the cache. Two processes
+    and only if some of ``kernels`` has no cache entry yet (``has_cache_entry``), ``python -m
+    module`` (which calls them) starts with a private, empty cache directory; at the end of the
+    block this process waits for it and copies the cache entries of ``kernels`` into its own
+    (``merge_cache``; a kernel's entry holds the kernels it calls, compiled in), so that they then
+    load from the cache. Two processes
     never write the same cache directory at once (numba could pair one's index with the other's
     compiled code when both add a signature of the same kernel). A helper that fails or cannot
     start costs nothing but time: those kernels are then compiled here, when first called.
@@ -151,6 +161,7 @@ def compile_aside(module: str, needed: bool = True):
 
     root = Path(__file__).resolve().parents[2]  # the directory holding the solver package
     state: dict = {}
+    needed = not all(map(has_cache_entry, kernels))
 
     class _Start(event.Listener):
         def on_start(self, ev) -> None:
@@ -177,7 +188,7 @@ def compile_aside(module: str, needed: bool = True):
             yield
         proc = state.get("proc")
         if proc is not None and proc.wait() == 0:
-            merge_cache(state["tmp"], config.CACHE_DIR)
+            merge_cache(state["tmp"], config.CACHE_DIR, tuple(map(index_pattern, kernels)))
     finally:
         proc = state.get("proc")
         if proc is not None and proc.poll() is None:  # the block failed: do not leave it behind

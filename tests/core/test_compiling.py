@@ -55,17 +55,22 @@ ASIDE_KERNELS = textwrap.dedent("""
     def aside(x):
         return x * 3
 
-    if __name__ == "__main__":  # the helper: compiles aside only
+    @njit(cache=True)
+    def other(x):
+        return x - 1
+
+    if __name__ == "__main__":  # the helper: compiles aside (and other, never copied)
         aside(2)
+        other(2)
 """)
 
 ASIDE_SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, sys.argv[1])
-    from solver.core.compiling import compile_aside, compile_log, has_cache_entry
+    from solver.core.compiling import compile_aside, compile_log
     import kern
     with compile_log() as events:
-        with compile_aside("kern", needed=not has_cache_entry(kern.aside)):
+        with compile_aside("kern", (kern.aside,)):
             print(kern.here(1))
         print(kern.aside(2))
     print(sorted({e.kernel for e in events}))
@@ -91,6 +96,7 @@ def test_compile_aside_compiles_in_a_helper_and_merges_its_cache(tmp_path):
     assert lines[:2] == ["2", "6"]
     assert lines[2] == "['kern.here']"  # kern.aside came from the helper's cache, merged here
     assert len(list(cache.rglob("kern.aside-*.nbi"))) == 1
+    assert not list(cache.rglob("kern.other-*"))  # only the kernels asked for are copied
     assert not list(Path("/tmp").glob("pyramid-compile-*/kern*"))  # its directory removed
     warm = run_aside(tmp_path, cache, path)
     assert warm.returncode == 0, warm.stderr
@@ -113,6 +119,7 @@ def test_merge_cache_keeps_an_index_already_there(tmp_path):
                        ("k.g-9.py311.nbi", "src g"), ("k.g-9.py311.1.nbc", "src g data")]:
         (src / name).write_text(text)
     (dst / "k.f-1.py311.nbi").write_text("dst index")
+    assert merge_cache(tmp_path / "src", tmp_path / "dst", ("k.h-*.nbi",)) == 0
     assert merge_cache(tmp_path / "src", tmp_path / "dst") == 1
     assert (dst / "k.f-1.py311.nbi").read_text() == "dst index"
     assert not (dst / "k.f-1.py311.1.nbc").exists()  # never data under another process's index

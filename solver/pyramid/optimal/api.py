@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.core import memory
-from solver.core.compiling import compile_aside, has_cache_entry
+from solver.core.compiling import compile_aside
 from solver.core.validate import check_int
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
@@ -208,7 +208,7 @@ def load_kernels() -> None:
     rule = rule_args(rules)
     ws = OptimalWorkspace.create(MIN_POSITIONS)
     # on a cold cache the winnability kernels compile in a helper process meanwhile
-    with compile_aside(WARM_MODULE, needed=not all(map(has_cache_entry, (decide, decide_flat)))):
+    with compile_aside(WARM_MODULE, (decide, decide_flat)):
         ctab = class_tables(deal, rule.overlap)
         start_bound(deal, ctab, START, rule)
         astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
