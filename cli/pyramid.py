@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+from typing import Iterator
 
 import click
 
@@ -144,9 +145,7 @@ def load_deals(seed: int | None, deal_text: str | None,
     ``ident`` names the deal as the JSON output does: ``{"seed": n}``, ``{"line": n}`` (a line of
     the deal file) or ``{}`` (``--deal`` text).
     """
-    given = [x is not None for x in (seed, deal_text, deal_file)]
-    if sum(given) != 1:
-        raise InputError("give exactly one of --seed N, --deal TEXT or --deal-file PATH")
+    check_deal_options(seed, deal_text, deal_file)
     from solver.pyramid.deals import deal_from_seed, parse_deal
 
     if seed is not None:
@@ -158,6 +157,48 @@ def load_deals(seed: int | None, deal_text: str | None,
 
     with input_errors():
         return [({"line": lineno}, deal) for lineno, deal in DealFile(deal_file).deals()]
+
+
+def open_deals(seed: int | None, deal_text: str | None,
+               deal_file: str | None) -> Iterator[tuple[dict, object]]:
+    """``(ident, deal)`` pairs for the deal options, read as they are needed (``solve``).
+
+    Every input error that can be known before reading a stream is raised here, at once (an
+    ``InputError``): the options, a path that cannot be a deal file, and for a regular deal file
+    any bad line (it is read through once here, then again deal by deal). Any other deal file
+    (stdin, a FIFO, a pipe) is a stream: the returned iterator hands each deal on as soon as its
+    line arrives, and raises an ``InputError`` naming a bad line when it reaches it.
+    """
+    check_deal_options(seed, deal_text, deal_file)
+    if deal_file is None:
+        return iter(load_deals(seed, deal_text, deal_file))
+    from solver.pyramid.sources import DealFile
+
+    source = DealFile(deal_file)
+    with input_errors():
+        source.check()
+        if source.is_regular():
+            source.check_deals()
+    return file_deals(source)
+
+
+def file_deals(source) -> Iterator[tuple[dict, object]]:
+    """``({"line": n}, deal)`` of a ``DealFile``'s deals; a bad line is an ``InputError``."""
+    deals = source.deals()
+    while True:
+        with input_errors():
+            item = next(deals, None)
+        if item is None:
+            return
+        lineno, deal = item
+        yield {"line": lineno}, deal
+
+
+def check_deal_options(seed: int | None, deal_text: str | None, deal_file: str | None) -> None:
+    """Exactly one of the deal options must be given (an ``InputError`` otherwise)."""
+    given = [x is not None for x in (seed, deal_text, deal_file)]
+    if sum(given) != 1:
+        raise InputError("give exactly one of --seed N, --deal TEXT or --deal-file PATH")
 
 
 def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None):
@@ -276,40 +317,58 @@ def search(deal, rules: Rules, workspace, any_line: bool, start, max_states: int
 @json_option
 def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, after, as_json) -> None:
     """Settle a deal: can it be won, and in how few moves (a minimum-move solution; --any for the
-    first one found). Exit 0 winnable, 1 not, 2 bad input, 3 unknown (limit reached)."""
+    first one found). Exit 0 winnable, 1 not, 2 bad input, 3 unknown (limit reached).
+
+    With --deal-file - (or a FIFO, a pipe) each line is answered as soon as it arrives, the
+    answer flushed: solve can run as a coprocess. A bad line there ends the run (exit 2) after
+    the answers to the lines before it; a regular file is checked whole before any search."""
     if any_line and timeout is not None:
         raise InputError("--timeout limits the minimum-move search; with --any use --max-states")
     with engines_loading():
-        deals = load_deals(seed, deal_text, deal_file)
-        if after is not None and len(deals) != 1:
-            raise InputError(f"--after needs a single deal, the file holds {len(deals)}")
-        positions = [position_after(deal, rules, after) for _, deal in deals]
-        ws = prepared_workspace(rules, any_line)  # after every input is checked
+        if after is None:
+            deals = open_deals(seed, deal_text, deal_file)
+            positions = None
+        else:
+            listed = load_deals(seed, deal_text, deal_file)
+            if len(listed) != 1:
+                raise InputError(f"--after needs a single deal, the file holds {len(listed)}")
+            deals = iter(listed)
+            positions = position_after(listed[0][1], rules, after)
+        ws = prepared_workspace(rules, any_line)  # after every input known so far is checked
+    outcomes = []
+    for n, (ident, deal) in enumerate(deals):
+        pos, start, played = positions or (None, None, [])
+        result = search(deal, rules, ws, any_line, start, max_states, timeout)
+        outcomes.append(result.outcome)
+        print_solve(n, ident, deal, rules, result, pos, played, after is not None, as_json)
+    sys.exit(exit_code_for(outcomes))
+
+
+def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, after: bool,
+                as_json: bool) -> None:
+    """Print (and flush) ``solve``'s answer for its ``n``-th deal: one JSON object, or the text
+    block (a blank line before every block but the first)."""
     from solver.pyramid.deals import draw_deal
     from solver.pyramid.explain import describe_steps
     from solver.pyramid.replay import format_solution, format_step
 
-    outcomes = []
-    for n, ((ident, deal), (pos, start, played)) in enumerate(zip(deals, positions)):
-        result = search(deal, rules, ws, any_line, start, max_states, timeout)
-        outcomes.append(result.outcome)
-        if as_json:
-            doc = result_json(ident, deal, rules, result)
-            if after is not None:
-                doc["after"] = [format_step(s) for s in played]
-            echo_json(doc)
-            continue
+    if as_json:
+        doc = result_json(ident, deal, rules, result)
+        if after:
+            doc["after"] = [format_step(s) for s in played]
+        echo_json(doc)
+    else:
         if n:
             click.echo()
         click.echo(f"{deal_title(ident)} ({rules.describe()})")
         click.echo(draw_deal(deal))
-        if after is not None:
+        if after:
             click.echo(f"After {len(played)} moves: {format_solution(played)}")
         click.echo(verdict_text(result))
         if result.solution:
             click.echo("\n".join(describe_steps(deal, rules, result.solution, pos)))
         click.echo(f"{result.states} positions explored in {result.seconds * 1000:.1f} ms.")
-    sys.exit(exit_code_for(outcomes))
+    sys.stdout.flush()  # a coprocess waits for this answer before it sends the next deal
 
 
 CHECK_WON, CHECK_INCOMPLETE, CHECK_ILLEGAL = "won", "incomplete", "illegal"

@@ -6,6 +6,12 @@ the parsed deals. The file may be anything that can be read once: a regular file
 such as a shell's ``<(...)`` (``/dev/fd/N``), a character device (``/dev/null``), stdin. It is
 read lazily, a line at a time, and no line longer than a deal can be is ever held in memory.
 
+A regular file can be read twice: ``check_deals()`` reads it through once (every refusal comes
+then, before any work) and ``deals()`` again. Anything else is a *stream* (``is_stream()``): its
+lines are handed on as they arrive (a line is yielded as soon as its newline is read, never after
+the next one), so a command can answer deal by deal in a pipe or as a coprocess; a bad line is
+then refused when it is reached.
+
 The text is UTF-8 (a byte-order mark at its start is skipped); line numbers count every line,
 blank ones included, so that they match an editor's. Every refusal is a ``ValueError`` naming the
 file (and the line, where there is one): a file that does not exist, a directory, one that cannot
@@ -65,6 +71,18 @@ class DealFile:
     def is_regular(self) -> bool:
         """Whether the file is a regular file (which can be read more than once)."""
         return self.path != STDIN and os.path.isfile(self.path)
+
+    def is_stream(self) -> bool:
+        """Whether the file can only be read once, as its lines arrive (stdin, a FIFO, a pipe,
+        a character device): the opposite of ``is_regular``."""
+        return not self.is_regular()
+
+    def check_deals(self) -> int:
+        """Read the whole file once and check every line (the refusals of ``deals()``); returns
+        how many deals it holds. For a regular file only: a stream would be used up."""
+        if not self.is_regular():
+            raise ValueError(f"{self.name} is not a regular file: it can be read only once")
+        return sum(1 for _ in self.deals())
 
     def check(self) -> None:
         """Refuse a path that cannot be a deal file, without reading it (a pipe reads once)."""
