@@ -26,15 +26,26 @@ what is kept and that ``resume`` continues; Ctrl-C raises ``BatchInterrupted``.
 
 Results are the same for the same input whatever the job count or executor, except the measured
 ``ms`` column (and ``--timeout``, which depends on the machine's speed).
+
+Streams. A deal file that is not a regular file (stdin, a FIFO, a pipe) is read as its lines
+arrive: a chunk is handed to a worker as soon as its last line is read (chunks are still cut by
+count alone), and its rows are written as soon as it is scored, while the later lines are still
+on their way; the progress bar counts deals without a total. With worker processes the stream is
+read in a thread (``arriving``), so that a slow stream never holds a finished chunk back: when
+the next chunk is not there within ``STREAM_WAIT_SECONDS`` an idle worker is handed ``WAITING``
+(no work) and the finished chunks are collected meanwhile. ``resume`` reads a stream again from
+its start: pipe the same deals in, the chunks done are checked against their digests and skipped.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import sys
+import threading
 import time
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from tqdm import tqdm
 
@@ -48,11 +59,56 @@ from solver.batch.work import ChunkTask, solve_chunk
 from solver.core.runner import check_jobs, run_tasks
 from solver.pyramid.deals import DealError
 
+STREAM_WAIT_SECONDS = 0.2
+"""How long a run with worker processes waits for a stream's next chunk before it collects the
+chunks finished meanwhile (and writes them); then it waits again."""
+WAITING = None
+"""The task that is no task: handed to an idle worker while a stream's next chunk has not
+arrived, so that the pool collects the finished chunks instead of waiting for the stream."""
 
-def _tasks(plan: BatchPlan, done: dict[int, dict], digests: dict[int, str],
-           seen: list) -> Iterator[ChunkTask]:
-    """Tasks for the chunks not done yet; checks the done chunks' input against their digest."""
-    for index, payload, digest in plan.source.chunks(plan.chunk):
+
+def solve_or_wait(task: ChunkTask | None):
+    """``solve_chunk(task)``, or ``None`` for ``WAITING`` (the pool's worker function)."""
+    return None if task is WAITING else solve_chunk(task)
+
+
+def arriving(items: Iterable, wait: float = STREAM_WAIT_SECONDS) -> Iterator:
+    """``items``, read by a thread of their own; ``WAITING`` whenever ``wait`` seconds pass
+    without the next one. The reader's exception is raised here, in order. At most one item is
+    read ahead (a stream is read as slowly as the chunks are taken)."""
+    ready: queue.Queue = queue.Queue(maxsize=1)
+
+    def read() -> None:
+        try:
+            for item in items:
+                ready.put((True, item))
+            ready.put((True, StopIteration))
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer, which raises it
+            ready.put((False, e))
+
+    threading.Thread(target=read, name="deal stream", daemon=True).start()
+    while True:
+        try:
+            ok, item = ready.get(timeout=wait)
+        except queue.Empty:
+            yield WAITING
+            continue
+        if not ok:
+            raise item
+        if item is StopIteration:
+            return
+        yield item
+
+
+def _tasks(plan: BatchPlan, chunks: Iterable, done: dict[int, dict], digests: dict[int, str],
+           seen: list) -> Iterator[ChunkTask | None]:
+    """Tasks for the chunks not done yet (``WAITING`` passed on); checks the done chunks' input
+    against their digest."""
+    for item in chunks:
+        if item is WAITING:
+            yield WAITING
+            continue
+        index, payload, digest = item
         seen[0] = index + 1
         rec = done.get(index)
         if rec is not None:
@@ -99,18 +155,23 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
         total = plan.source.total()
         digests: dict[int, str] = {}
         seen = [0]
-        tasks = _tasks(plan, done, digests, seen)
         if total is not None:  # no more processes than chunks left to score
             jobs = max(1, min(jobs, -(-(total - already) // plan.chunk)))
+        chunks = plan.source.chunks(plan.chunk)
         if scheduler:
-            results = run_dask(tasks, scheduler)
+            results = run_dask(_tasks(plan, chunks, done, digests, seen), scheduler)
             where = f"Dask cluster {scheduler}"
         else:
-            results = run_tasks(solve_chunk, ((t,) for t in tasks), jobs, close_fds=(lock,))
+            if total is None and jobs > 1:  # a stream: never wait on it with chunks finished
+                chunks = arriving(chunks)
+            tasks = _tasks(plan, chunks, done, digests, seen)
+            results = run_tasks(solve_or_wait, ((t,) for t in tasks), jobs, close_fds=(lock,))
             where = "1 process" if jobs == 1 else f"{jobs} processes"
         bar = tqdm(total=total, initial=already, desc="deals", unit="deal", disable=not progress,
                    leave=False, dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
         for r in results:
+            if r is None:  # a worker's WAITING answered
+                continue
             done[r.index] = save_chunk(plan, r, digests.pop(r.index))
             scored += len(r)
             bar.update(len(r))
