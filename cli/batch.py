@@ -46,7 +46,9 @@ def _describe_source(source) -> str:
 @click.option("--seeds", default=None, metavar="START:STOP",
               help="Score the deals of seeds START .. STOP-1, e.g. 0:1000000.")
 @click.option("--deal-file", default=None, metavar="PATH",
-              help="Score the deals of a file, one per line ('-' = stdin); blank lines skipped.")
+              help="Score the deals of a file, one per line ('-' = stdin); blank lines skipped. "
+                   "stdin or a pipe is read as its lines arrive: each chunk is scored and "
+                   "written when its last line is in.")
 @rules_options
 @click.option("--optimal", is_flag=True, help="Also find the minimum number of moves of won deals.")
 @click.option("--analyse", is_flag=True,

@@ -310,6 +310,19 @@ def test_stdin_progress_shows_a_count_and_a_rate(tmp_path):
     assert "6deal" in last.replace(" ", "") and "deal/s" in last, proc.stderr
 
 
+@pytest.mark.parametrize("bad, mentions", [
+    ("Ac Zz\n", ("stdin line 7", "'Zz'")),  # refused by the worker that parses the chunk
+    ("\0\n", ("stdin", "NUL")),  # refused by the thread that reads the stream
+], ids=["bad card", "NUL byte"])
+def test_a_bad_line_on_stdin_is_one_clean_line_and_nothing_is_kept(tmp_path, bad, mentions):
+    """Streamed chunk by chunk, a bad line still ends the run cleanly: exit 2, one line naming
+    stdin (and the line), and no parts left when no chunk was finished."""
+    proc = run_pyramid(["batch", "--deal-file", "-", "-q", "-j", "2", "-o", tmp_path / "r.csv"],
+                       input=DEALS + bad)
+    assert_clean_failure(proc, INPUT, mentions)
+    assert tree(tmp_path) == set()
+
+
 # --------------------------------------------------------------------------- real faults
 
 @pytest.fixture

@@ -133,6 +133,25 @@ def test_bad_deal_file_is_one_clean_line(case, tmp_path):
     assert_short_echo(assert_clean_failure(run_pyramid(args), 2, mentions))
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["stdin", "regular file"])
+def test_a_bad_later_line_streamed_or_not(stream, tmp_path):
+    """A stream is answered as it arrives: the good line 1 is answered, then bad line 3 ends the
+    run (one line naming it, exit 2). A regular file is checked whole first: nothing is solved."""
+    data = f"{DEAL1}\n\nAc Zz\n"
+    path = "-" if stream else write(tmp_path, "bad.txt", data.encode())
+    proc = run_pyramid(["solve", "--any", "--json", "--deal-file", path],
+                       input=data if stream else None)
+    name = "stdin" if stream else "bad.txt"
+    assert_short_echo(assert_clean_failure(proc, 2, (f"{name} line 3", "'Zz'")))
+    answered = [json.loads(line)["line"] for line in proc.stdout.splitlines()]
+    assert answered == ([1] if stream else [])
+
+
+def test_an_empty_stream_holds_no_deal():
+    assert_clean_failure(run_pyramid(["solve", "--deal-file", "-"], input=" \n\n"), 2,
+                         ("stdin", "holds no deal"))
+
+
 def test_unreadable_deal_file_says_permission_denied(tmp_path):
     if os.geteuid() == 0:
         pytest.skip("root reads any file")
