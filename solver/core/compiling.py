@@ -139,8 +139,21 @@ def merge_cache(source: str | os.PathLike, target: str | os.PathLike,
     return copied
 
 
+FREE_CORE_LOAD = 0.5
+"""A helper compiles aside only when the 1-minute load average is below the number of cores
+less this (``machine_busy``): a core must be free for it, else it only slows everything."""
+
+
+def machine_busy() -> bool:
+    """Whether the machine has no free core now (load average, ``FREE_CORE_LOAD``)."""
+    try:
+        return os.getloadavg()[0] > (os.cpu_count() or 1) - FREE_CORE_LOAD
+    except OSError:
+        return True
+
+
 @contextlib.contextmanager
-def compile_aside(module: str, kernels: tuple = ()):
+def compile_aside(module: str, kernels: tuple = (), busy: bool | None = None):
     """Compile ``kernels`` (their entry signatures) in a helper process while this one compiles
     its own kernels, in the block.
 
@@ -155,7 +168,9 @@ def compile_aside(module: str, kernels: tuple = ()):
     start costs nothing but time: those kernels are then compiled here, when first called.
 
     On a machine with a free core this overlaps two compilations (the winnability kernels aside
-    while the minimum-move kernels compile here); on a busy one it does no harm.
+    while the minimum-move kernels compile here). On a busy machine (``busy``, default
+    ``machine_busy()``) no helper starts: it would add the CPU time of its own start and of the
+    kernels both compile to a machine with no core to spare.
     """
     from numba.core import config, event
 
@@ -166,6 +181,9 @@ def compile_aside(module: str, kernels: tuple = ()):
     class _Start(event.Listener):
         def on_start(self, ev) -> None:
             if state or not needed or not config.CACHE_DIR:  # no cache directory to merge into
+                return
+            if busy if busy is not None else machine_busy():
+                state["busy"] = True
                 return
             tmp = tempfile.mkdtemp(prefix="pyramid-compile-")
             env = {**os.environ, "NUMBA_CACHE_DIR": tmp,

@@ -70,19 +70,19 @@ ASIDE_SCRIPT = textwrap.dedent("""
     from solver.core.compiling import compile_aside, compile_log
     import kern
     with compile_log() as events:
-        with compile_aside("kern", (kern.aside,)):
+        with compile_aside("kern", (kern.aside,), busy=sys.argv[2] == "busy"):
             print(kern.here(1))
         print(kern.aside(2))
     print(sorted({e.kernel for e in events}))
 """)
 
 
-def run_aside(tmp_path, cache, path_dirs):
+def run_aside(tmp_path, cache, path_dirs, busy="idle"):
     import os
     env = {"NUMBA_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin",
            "PYTHONPATH": os.pathsep.join(path_dirs)}
-    return subprocess.run([sys.executable, "-c", ASIDE_SCRIPT, str(tmp_path)], capture_output=True,
-                          text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-c", ASIDE_SCRIPT, str(tmp_path), busy],
+                          capture_output=True, text=True, env=env, timeout=300)
 
 
 def test_compile_aside_compiles_in_a_helper_and_merges_its_cache(tmp_path):
@@ -150,3 +150,12 @@ def test_compile_log_records_each_compilation_with_its_own_time():
     assert "int64" in events[1].signature and "float64" in events[3].signature
     assert all(0 <= e.own_seconds <= e.seconds for e in events)
     assert events[1].own_seconds < events[1].seconds  # the nested compile is not its own
+
+
+def test_compile_aside_starts_no_helper_on_a_busy_machine(tmp_path):
+    (tmp_path / "kern.py").write_text(ASIDE_KERNELS)
+    cache = tmp_path / "cache"
+    busy = run_aside(tmp_path, cache, [str(tmp_path)], busy="busy")
+    assert busy.returncode == 0, busy.stderr
+    assert busy.stdout.splitlines() == ["2", "6", "['kern.aside', 'kern.here']"]  # both here
+    assert not list(cache.rglob("kern.other-*"))  # the helper never ran

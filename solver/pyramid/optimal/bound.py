@@ -38,6 +38,9 @@ _COST_AT, _PLAIN_AT = np.int64(_COST), np.int64(_PLAIN)
 """``_COST`` and ``_PLAIN`` as int64 arguments: a plain int constant passed to a kernel is typed as
 its literal value, and numba would compile ``_stock_moves`` once per constant."""
 _V_SLOTS, _W_SLOTS = np.int64(0), np.int64(4)
+_BELOW_TOP = np.int64(63)
+"""``highest_bit_below(y, _BELOW_TOP)``: the highest bit of a stock mask (int64 for one compile
+with ``canon_pointer``'s calls)."""
 """The first class slot of the v cards and of the 13-v cards (``_values_mask``), int64 for the
 same reason."""
 
@@ -148,7 +151,7 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, need, scr):
     total = 0
     plain = 0
     while y:
-        i = highest_bit_below(y, 63)
+        i = highest_bit_below(y, _BELOW_TOP)
         y &= ~(_ONE << np.uint64(i))
         scr[_COST + i] = min(scr[_COST + i], total)
         scr[_PLAIN + i] = min(scr[_PLAIN + i], plain)
