@@ -6,8 +6,13 @@ process pools and Dask), deterministic apart from the measured milliseconds: a d
 states and minimum moves depend only on the deal and the settings, never on which worker or chunk
 ran it.
 
-Timing. Winnability runs as one numba call per chunk (``decide_timed``) that reads the monotonic
-clock around every deal itself: ``_clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
+Unlimited recycles (the default rules). A chunk's deals (dealt from their seeds in one
+``deals_from_seeds`` call) are tabled and searched in one numba call
+(``solver.pyramid.batch_kernels.decide_deal_chunk``: no array allocated and no Python run per
+deal, a lost-position table that stays in cache). Limited recycles keep ``decide_timed`` below,
+one numba call per chunk around ``dfs.decide_flat``.
+
+Timing. Each kernel reads the monotonic clock around every deal itself: ``clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
 nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
 ``cache=True`` working). One clock read costs 30-60 ns against ~35 us a deal, so the timed kernel
 runs as fast as the untimed one; a Python loop with ``time.perf_counter_ns`` around a per-deal
@@ -32,13 +37,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chunk
 from solver.batch.summary import NO_MOVES, REASON_NAMES
+from solver.pyramid.batch_kernels import IN_KERNEL_CLOCK, clock_ns, decide_deal_chunk
 from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
 from solver.pyramid.layout import DECK_CARDS
 from solver.pyramid.rules import Rules
@@ -47,33 +50,11 @@ from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Works
 from solver.pyramid.sources import line_error
 from solver.pyramid.state import START
 
-CLOCK_MONOTONIC = 1
-"""Linux's id of the monotonic clock for ``clock_gettime``."""
 WARM_UP_SEED = 0
 """The deal of the throw-away searches: under the standard rules its minimum-move search runs
 winnability, A* and the path trace in a few milliseconds, so every kernel is loaded."""
 WARM_UP_STATES = 1000
 """State cap of the winnability warm-up search."""
-IN_KERNEL_CLOCK = sys.platform.startswith("linux")
-"""Whether ``_clock_ns`` may be used (the ``timespec`` layout below is Linux's, 64-bit)."""
-
-
-@intrinsic
-def _clock_ns(typingctx):
-    """Nanoseconds of the monotonic clock, from nopython code: ``clock_gettime`` via LLVM."""
-
-    def codegen(context, builder, signature, args):
-        i32, i64 = ir.IntType(32), ir.IntType(64)
-        timespec = ir.LiteralStructType([i64, i64])  # tv_sec, tv_nsec
-        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "clock_gettime")
-        ts = cgutils.alloca_once(builder, timespec)
-        builder.call(fn, [ir.Constant(i32, CLOCK_MONOTONIC), ts])
-        sec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 0))
-        nsec = builder.load(cgutils.gep_inbounds(builder, ts, 0, 1))
-        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
-
-    return types.int64(), codegen
 
 
 @njit(cache=True)
@@ -82,10 +63,10 @@ def decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, m
     """``solver.pyramid.dfs.decide_batch_flat`` that also measures each deal's wall time in nanoseconds."""
     path = np.empty(len(counts), dtype=np.int64)
     for k in range(deals.shape[0]):
-        t0 = _clock_ns()
+        t0 = clock_ns()
         o, _, e = decide_flat(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
                           max_table, table, touched, moves, counts, path)
-        out_ns[k] = _clock_ns() - t0
+        out_ns[k] = clock_ns() - t0
         out_outcome[k] = o
         out_states[k] = e
 
@@ -196,9 +177,9 @@ def _drop_optimal_workspace() -> None:
 
 
 def _warm_up(rules: Rules, ws: Workspace) -> None:
-    """One throw-away search, so the first deal a worker times does not also pay for loading the
-    kernel or the first touch of fresh memory."""
-    _winnability(deals_from_seeds([WARM_UP_SEED]), rules, WARM_UP_STATES, ws)
+    """Throw-away searches, so the first deal a worker times does not also pay for loading the
+    kernels or the first touch of fresh memory."""
+    _chunk_winnability(deals_from_seeds([WARM_UP_SEED]), rules, WARM_UP_STATES, ws)
 
 
 def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
@@ -211,6 +192,19 @@ def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
             raise DealError(line_error(lineno, str(e))) from None
         ids[k] = lineno
     return ids, deals
+
+
+def _chunk_winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
+    """``(outcome, states, ns)`` of a chunk's ``deals``: one ``decide_deal_chunk`` call under
+    unlimited recycles, ``_winnability`` otherwise."""
+    if rules.recycles is not None or not IN_KERNEL_CLOCK:
+        return _winnability(deals, rules, max_states, ws)
+    n = len(deals)
+    outcome = np.empty(n, dtype=np.int8)
+    states = np.empty(n, dtype=np.int64)
+    ns = np.empty(n, dtype=np.int64)
+    decide_deal_chunk(deals, rule_args(rules), max_states, ws.args(), outcome, states, ns)
+    return outcome, states, ns
 
 
 def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
@@ -268,7 +262,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     if task.seeds is not None:
         first, stop = task.seeds
         ids = np.arange(first, stop, dtype=np.int64)
-        deals = deals_from_seeds(ids)
+        deals = deals_from_seeds(ids)  # one kernel call for the chunk
     else:
         ids, deals = _parse_lines(task.lines)
     if task.optimal:
@@ -276,7 +270,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
                                                       task.timeout)
     else:
         ws = workspace_for(task.rules)
-        outcome, states, ns = _winnability(deals, task.rules, task.max_states, ws)
+        outcome, states, ns = _chunk_winnability(deals, task.rules, task.max_states, ws)
         moves = np.full(len(ids), NO_MOVES, dtype=np.int16)
         # the winnability kernel stops early only at max_states
         reason = np.where(outcome == Outcome.UNKNOWN, REASON_NAMES.index(REASON_STATES),
@@ -285,6 +279,6 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     if task.analyse:
         analysis = analyse_chunk(ids, deals, outcome, task.rules, task.playouts, task.max_states,
                                  task.timeout, partial_workspace(task.rules))
-    return ChunkResult(task.index, ids, deals.astype(np.int8), outcome, moves, states, ns,
+    return ChunkResult(task.index, ids, deals.astype(np.int8, copy=False), outcome, moves, states, ns,
                        reason, analysis)
 
