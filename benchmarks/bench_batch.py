@@ -5,9 +5,11 @@
 
 After a warm-up run that loads or compiles every kernel (compilation excluded):
 
-1. How to time each deal (one process, seeds 0..timing-deals-1): the untimed batch kernel
+1. How to run and time each deal (one process, seeds 0..timing-deals-1): the untimed batch kernel
    (``decide_batch_flat``), the in-kernel clock (``decide_timed``: libc ``clock_gettime`` called from
-   nopython code), and ``time.perf_counter_ns`` in Python around a per-deal ``decide_flat`` call.
+   nopython code; limited recycles), the whole-chunk kernels of ``solver.pyramid.batch_kernels``
+   (``decide_deal_chunk``, used under unlimited recycles, and ``decide_seed_chunk``, which deals
+   the seeds too), and ``time.perf_counter_ns`` in Python around a per-deal ``decide_flat`` call.
 2. The whole command ``pyramid batch --seeds 0:DEALS -q`` (winnability, default rules, all cores)
    as a subprocess: wall time against the 60 s target, and the resident memory of the run (the
    main process and its workers together, sampled every 0.2 s) at each tenth of the run and at
@@ -32,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from solver.batch.work import decide_timed, workspace_for  # noqa: E402
+from solver.pyramid.batch_kernels import decide_deal_chunk, decide_seed_chunk  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.rules import Rules  # noqa: E402
 from solver.pyramid.dfs import decide_batch_flat, decide_flat  # noqa: E402
@@ -58,7 +61,18 @@ def timing_methods(n: int) -> dict[str, float]:
     small = slice(0, 100)
     decide_batch_flat(deals[small], *args, 0, *ws.args(), outcome[small], states[small])
     decide_timed(deals[small], *args, 0, *ws.args(), outcome[small], states[small], ns[small])
+    decide_deal_chunk(deals[small], args, 0, ws.args(), outcome[small], states[small], ns[small])
+    cards = np.empty((n, deals.shape[1]), dtype=np.int8)
+    seeds = np.arange(n, dtype=np.int64)
+    decide_seed_chunk(seeds[small], args, 0, ws.args(), cards[small], outcome[small],
+                      states[small], ns[small])
     path = np.empty(len(ws.counts), dtype=np.int64)
+
+    def chunk_kernel():
+        decide_deal_chunk(deals, args, 0, ws.args(), outcome, states, ns)
+
+    def seed_kernel():
+        decide_seed_chunk(seeds, args, 0, ws.args(), cards, outcome, states, ns)
 
     def untimed():
         decide_batch_flat(deals, *args, 0, *ws.args(), outcome, states)
@@ -73,7 +87,10 @@ def timing_methods(n: int) -> dict[str, float]:
             ns[k] = time.perf_counter_ns() - a
 
     methods = {"untimed batch kernel (decide_batch_flat)": untimed,
-               "clock_gettime inside the kernel (decide_timed, used)": in_kernel,
+               "clock_gettime inside the kernel (decide_timed, limited recycles)": in_kernel,
+               "whole-chunk kernel, no per-deal allocation (decide_deal_chunk, used)":
+                   chunk_kernel,
+               "whole-chunk kernel dealing the seeds too (decide_seed_chunk)": seed_kernel,
                "perf_counter_ns in Python around a per-deal decide_flat call": python_loop}
     rates = {name: 0.0 for name in methods}
     for _ in range(ROUNDS):  # interleaved rounds, best of each: the machine's load varies
