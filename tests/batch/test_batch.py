@@ -368,7 +368,7 @@ def test_a_deal_out_of_memory_is_unknown_and_the_next_gets_a_fresh_workspace(mon
 
 def test_workers_load_every_kernel_before_timing():
     """A fresh process: once a thread has its minimum-move workspace, every minimum-move kernel
-    (A*, bound, trace) is loaded, so no timed deal pays for loading it."""
+    (A*, bound, the class tables, trace) is loaded, so no timed deal pays for loading it."""
     import subprocess
     import sys
 
@@ -377,7 +377,7 @@ def test_workers_load_every_kernel_before_timing():
             "from solver.batch.work import optimal_workspace\n"
             "from solver.pyramid.rules import Rules\n"
             "optimal_workspace(Rules())\n"
-            "names = ['astar_run', 'start_bound', 'class_tables', 'trace']\n"
+            "names = ['astar_run', 'start_bound', 'fill_class_tables', 'trace']\n"
             "mods = [importlib.import_module(f'{package.__name__}.{m.name}')\n"
             "        for m in pkgutil.iter_modules(package.__path__)]\n"
             "kernels = {n: getattr(m, n) for m in mods for n in names if hasattr(m, n)}\n"
