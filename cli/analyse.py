@@ -80,7 +80,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
         if not all_rules:
             load_analysis_kernels(deal, rules)
     if all_rules:
-        show_matrix(ident, deal, start, played, max_states, quiet, as_json)
+        show_matrix(ident, deal, max_states, quiet, as_json)
         return
     from solver.pyramid.analysis import analyse_deal
 
@@ -253,8 +253,7 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def show_matrix(ident: dict, deal, start, played, max_states: int, quiet: bool,
-                as_json: bool) -> None:
+def show_matrix(ident: dict, deal, max_states: int, quiet: bool, as_json: bool) -> None:
     """``--all-rules``: the verdict under every rule combination, as one table."""
     from tqdm import tqdm
 
@@ -264,21 +263,17 @@ def show_matrix(ident: dict, deal, start, played, max_states: int, quiet: bool,
     bar = tqdm(total=len(matrix_rules()), desc="rules", unit="rules", leave=False,
                disable=quiet or as_json, dynamic_ncols=True)
     try:
-        rows = rules_matrix(deal, start=start, max_states=max_states, progress=bar.update)
+        rows = rules_matrix(deal, max_states=max_states, progress=bar.update)
     finally:
         bar.close()
     findings = matrix_findings(rows)
     if as_json:
         from solver.pyramid.deals import format_deal
-        from solver.pyramid.replay import format_step
 
-        doc = {**ident, "deal": format_deal(deal), "matrix": [r.to_dict() for r in rows],
-               "findings": findings}
-        if played:
-            doc["after"] = [format_step(s) for s in played]
-        echo_json(doc)
+        echo_json({**ident, "deal": format_deal(deal), "matrix": [r.to_dict() for r in rows],
+                   "findings": findings})
     else:
-        click.echo("\n".join(header_lines(ident, deal, "every rule combination", played)
+        click.echo("\n".join(header_lines(ident, deal, "every rule combination", [])
                              + matrix_table(rows) + findings))
     sys.exit(EXIT_UNKNOWN if any(r.outcome == Outcome.UNKNOWN for r in rows) else 0)
 

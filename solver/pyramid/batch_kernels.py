@@ -34,12 +34,11 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from solver.core.cards import RANK_OF
 from solver.core.rng import shuffle
 from solver.pyramid.dfs import (FREE_DEPTH, LOST, UNKNOWN, WON, dead, dead_after, decide, table_has,
                                 table_put)
-from solver.pyramid.layout import ABOVE, BELOW, DECK_CARDS, DIRECT, PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.state import FREE_TAG, START, DealTables, apply_free, gen_free, is_won
+from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
+from solver.pyramid.state import FREE_TAG, START, apply_free, deal_tables_into, gen_free, is_won
 
 SMALL_TABLE_BITS = 14
 """The chunk kernel's lost-position table: 2**14 slots (128 KiB, in a core's L2 cache)."""
@@ -72,31 +71,6 @@ def clock_ns(typingctx):
         return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
 
     return types.int64(), codegen
-
-
-@njit(cache=True)
-def tables_into(deal, val, vmask, pmates, reach, sval):
-    """``state.deal_tables(deal)`` written into the given arrays (no allocation)."""
-    vmask[:] = _ZERO
-    sval[:] = _ZERO
-    for s in range(DECK_CARDS):
-        val[s] = RANK_OF[deal[s]]
-    for p in range(PYRAMID_CARDS):
-        vmask[val[p]] |= _ONE << np.uint64(p)
-    skings = _ZERO
-    for i in range(STOCK_CARDS):
-        b = _ONE << np.uint64(PYRAMID_CARDS + i)
-        sval[val[PYRAMID_CARDS + i]] |= b
-        if val[PYRAMID_CARDS + i] == 13:
-            skings |= b
-    for p in range(PYRAMID_CARDS):
-        pmates[p] = _ZERO
-        reach[p] = _ZERO
-        if val[p] < 13:
-            pmates[p] = vmask[13 - val[p]]
-            apart = ~(np.uint64(BELOW[p]) | np.uint64(ABOVE[p])) | np.uint64(DIRECT[p])
-            reach[p] = pmates[p] & apart
-    return DealTables(val, pmates, reach, sval, vmask, vmask[13], skings)
 
 
 @njit(cache=True)
@@ -197,7 +171,7 @@ def chunk_buffers(depth):
 def decide_unlimited(deal, rule, max_states, ws, buf):
     """``dfs.decide(deal, START, rule, max_states, ws, path)[0, 2]`` for unlimited recycles,
     with ``buf`` (``ChunkBuffers``) instead of fresh arrays: ``(outcome, expanded)``."""
-    tabs = tables_into(deal, buf.val, buf.vmask, buf.pmates, buf.reach, buf.sval)
+    tabs = deal_tables_into(deal, buf.val, buf.vmask, buf.pmates, buf.reach, buf.sval)
     o, e = free_search_small(tabs, rule, max_states, buf.table, buf.touched, ws.moves, ws.counts,
                              buf.stack)
     if o < 0:

@@ -203,15 +203,6 @@ def lowest_bit_from(x, n, limit):
     return np.int64(trailing_zeros(y))
 
 
-@njit(cache=True)
-def value_masks(val):
-    """``vmask[v]``: pyramid bits of the cards of value ``v``."""
-    vmask = np.zeros(14, dtype=np.uint64)
-    for p in range(PYRAMID_CARDS):
-        vmask[val[p]] |= _ONE << np.uint64(p)
-    return vmask
-
-
 class DealTables(NamedTuple):
     """Per-deal tables of the move generators and searches (``deal_tables``):
 
@@ -235,27 +226,38 @@ class DealTables(NamedTuple):
 
 @njit(cache=True)
 def deal_tables(deal):
-    """The ``DealTables`` of ``deal`` (52 card ids)."""
-    val = np.empty(52, dtype=np.int64)
+    """The ``DealTables`` of ``deal`` (52 card ids), in new arrays."""
+    return deal_tables_into(deal, np.empty(52, dtype=np.int64), np.empty(14, dtype=np.uint64),
+                            np.empty(PYRAMID_CARDS, dtype=np.uint64),
+                            np.empty(PYRAMID_CARDS, dtype=np.uint64),
+                            np.empty(14, dtype=np.uint64))
+
+
+@njit(cache=True)
+def deal_tables_into(deal, val, vmask, pmates, reach, sval):
+    """The ``DealTables`` of ``deal`` written into the given arrays (``val`` 52 int64, ``vmask``
+    and ``sval`` 14 uint64, ``pmates`` and ``reach`` 28 uint64): no allocation, for kernels that
+    table deal after deal (``solver.pyramid.batch_kernels``)."""
+    vmask[:] = _ZERO
+    sval[:] = _ZERO
     for s in range(52):
         val[s] = RANK_OF[deal[s]]
-    vmask = value_masks(val)
-    pmates = np.zeros(PYRAMID_CARDS, dtype=np.uint64)
-    reach = np.zeros(PYRAMID_CARDS, dtype=np.uint64)
-    pkings = vmask[13]
     for p in range(PYRAMID_CARDS):
-        if val[p] < 13:
-            pmates[p] = vmask[13 - val[p]]
-            apart = ~(np.uint64(BELOW[p]) | np.uint64(ABOVE[p])) | np.uint64(DIRECT[p])
-            reach[p] = pmates[p] & apart
-    sval = np.zeros(14, dtype=np.uint64)
+        vmask[val[p]] |= _ONE << np.uint64(p)
     skings = _ZERO
     for i in range(STOCK_CARDS):
         b = _ONE << np.uint64(PYRAMID_CARDS + i)
         sval[val[PYRAMID_CARDS + i]] |= b
         if val[PYRAMID_CARDS + i] == 13:
             skings |= b
-    return DealTables(val, pmates, reach, sval, vmask, pkings, skings)
+    for p in range(PYRAMID_CARDS):
+        pmates[p] = _ZERO
+        reach[p] = _ZERO
+        if val[p] < 13:
+            pmates[p] = vmask[13 - val[p]]
+            apart = ~(np.uint64(BELOW[p]) | np.uint64(ABOVE[p])) | np.uint64(DIRECT[p])
+            reach[p] = pmates[p] & apart
+    return DealTables(val, pmates, reach, sval, vmask, vmask[13], skings)
 
 
 @njit(cache=True)

@@ -32,9 +32,9 @@ def test_playouts_default_in_help_is_the_solver_default():
 
 def test_all_rules_table_shows_every_combination():
     res = invoke("--seed", 1, "--all-rules", "-q")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 0, res.stdout
     rows = rules_matrix(deal_from_seed(1))
-    text = res.output.splitlines()
+    text = res.stdout.splitlines()
     grid = text[text.index("recycles  pyramid all     pyramid all     pyramid all     "
                            "pyramid all") + 1:][:4]
     expected = []
@@ -49,7 +49,7 @@ def test_all_rules_table_shows_every_combination():
 def test_all_rules_json():
     res = invoke("--seed", 1, "--all-rules", "--json")
     assert res.exit_code == 0
-    doc = json.loads(res.output)
+    doc = json.loads(res.stdout)
     assert doc["seed"] == 1 and doc["deal"] == format_deal(deal_from_seed(1))
     assert [r["rules"] for r in doc["matrix"]] == [r.to_dict() for r in matrix_rules()]
     assert {r["outcome"] for r in doc["matrix"]} == {"won", "lost"}
@@ -96,15 +96,15 @@ WON = 1
 
 def analyse_json(*args) -> dict:
     res = invoke(*args, "--json")
-    assert res.exit_code in (0, 1, 3), res.output
-    return json.loads(res.output)
+    assert res.exit_code in (0, 1, 3), res.stdout
+    return json.loads(res.stdout)
 
 
 def replays_to(seed: int, line: list[str], rules_args=()) -> dict:
     """``pyramid check`` of ``line`` on deal ``seed``: its JSON."""
     res = CliRunner().invoke(cli, ["check", "--seed", str(seed), *rules_args, "--solution",
                                    " ".join(line) or "draw", "--json"])
-    return json.loads(res.output.splitlines()[0])
+    return json.loads(res.stdout.splitlines()[0])
 
 
 @pytest.mark.parametrize("rules_args", [(), ("--rules", "msc")])
@@ -118,7 +118,7 @@ def test_lost_deal_reason_and_partial_line_replay(rules_args):
     check = replays_to(LOST_WITH_REASON, part["line"], rules_args)
     assert check["outcome"] == "incomplete" and check["moves"] == part["moves"]
     assert 28 - check["pyramid_left"] == part["best"]
-    text = invoke("--seed", LOST_WITH_REASON, *rules_args, "-q").output
+    text = invoke("--seed", LOST_WITH_REASON, *rules_args, "-q").stdout
     assert f"Why: {doc['loss_proof']['text'][:60]}" in " ".join(text.split())
     assert (f"Best partial result: {part['best']} of 28 pyramid cards removed, in "
             f"{part['moves']} moves") in text
@@ -128,7 +128,7 @@ def test_lost_deal_reason_and_partial_line_replay(rules_args):
 def test_lost_deal_without_a_short_reason_says_so():
     doc = analyse_json("--seed", LOST_WITHOUT_REASON)
     assert doc["outcome"] == "lost" and doc["loss_reason"] is None and doc["loss_proof"] is None
-    text = invoke("--seed", LOST_WITHOUT_REASON, "-q").output
+    text = invoke("--seed", LOST_WITHOUT_REASON, "-q").stdout
     assert f"Why: no short reason: proven by trying all {doc['states']:,} positions." in text
 
 
@@ -144,7 +144,7 @@ def test_won_deal_choices_playouts_and_rank():
     assert rates["games"] == 2000 and rates["random"]["n"] == rates["greedy"]["n"] == 2000
     assert 0 <= doc["harder_than"] <= 1
     assert doc["partial"] is None and doc["loss_reason"] is None
-    text = invoke("--seed", WON, "--playouts", 2000, "-q").output
+    text = invoke("--seed", WON, "--playouts", 2000, "-q").stdout
     assert "Winnable: minimum 55 moves." in text
     assert "Difficulty: harder than" in text and "Random play wins" in text
 
@@ -173,7 +173,7 @@ def test_after_moves_analyses_the_position_reached():
 def test_a_limit_gives_unknown_with_bounds():
     res = invoke("--seed", LOST_WITHOUT_REASON, "--max-states", 50, "--json")
     assert res.exit_code == 3
-    doc = json.loads(res.output)
+    doc = json.loads(res.stdout)
     assert doc["outcome"] == "unknown" and doc["reason"] == "states"
     part = doc["partial"]
     assert not part["exact"] and part["best"] <= part["upper"] and part["reason"] == "states"
@@ -185,7 +185,7 @@ def test_a_won_position_is_said_to_be_won():
     solution = analyse_json("--seed", WON, "--playouts", 0)["solution"]
     res = invoke("--seed", WON, "--after", " ".join(solution), "-q")
     assert res.exit_code == 0
-    assert res.output.splitlines()[-1] == "The deal is already won."
+    assert res.stdout.splitlines()[-1] == "The deal is already won."
     doc = analyse_json("--seed", WON, "--after", " ".join(solution))
     assert doc["moves"] == 0 and doc["playouts"] is None and doc["choices"] == []
 
@@ -195,39 +195,39 @@ def test_no_rank_from_fewer_playouts_than_the_table_had():
 
     few = analyse_json("--seed", WON, "--playouts", PLAYOUTS_PER_DEAL - 1)
     assert few["harder_than"] is None and few["playouts"]["games"] == PLAYOUTS_PER_DEAL - 1
-    text = invoke("--seed", WON, "--playouts", 10, "-q").output
+    text = invoke("--seed", WON, "--playouts", 10, "-q").stdout
     assert "No difficulty rank: it needs at least 1,000 playouts" in text
     enough = analyse_json("--seed", WON, "--playouts", PLAYOUTS_PER_DEAL)
     assert enough["harder_than"] is not None
-    other_rules = invoke("--seed", WON, "--recycles", 1, "--playouts", 1000, "-q").output
+    other_rules = invoke("--seed", WON, "--recycles", 1, "--playouts", 1000, "-q").stdout
     assert "No difficulty rank: the table covers the rules of the presets only" in other_rules
 
 
 def test_a_win_found_by_the_partial_search_under_a_limit_is_a_win():
     res = invoke("--seed", WON, "--max-states", 2000, "--json")
-    doc = json.loads(res.output)
+    doc = json.loads(res.stdout)
     assert res.exit_code == 0
     assert doc["outcome"] == "won" and doc["winnable"] and not doc["optimal"]
     assert doc["lower_bound"] <= 55 <= doc["moves"] == len(doc["solution"])
     assert doc["choices"] == [] and doc["choices_stopped"] == "states"
     assert replays_to(WON, doc["solution"])["outcome"] == "won"
-    text = invoke("--seed", WON, "--max-states", 2000, "-q").output
+    text = invoke("--seed", WON, "--max-states", 2000, "-q").stdout
     assert f"Winnable: a winning line of {doc['moves']} moves." in text
     assert "The minimum is at least" in text
 
 
 def test_all_rules_exit_3_when_a_limit_leaves_a_combination_unknown():
     res = invoke("--seed", WON, "--all-rules", "--max-states", 100, "-q")
-    assert res.exit_code == 3 and "?" in res.output
-    assert "(6 unknown)" in res.output
+    assert res.exit_code == 3 and "?" in res.stdout
+    assert "(6 unknown)" in res.stdout
 
 
 def test_check_under_goal_all_counts_the_stock_and_waste():
     res = CliRunner().invoke(cli, ["check", "--seed", "1", "--goal", "all", "--solution",
                                    "Kc Kh", "--json"])
-    doc = json.loads(res.output)
+    doc = json.loads(res.stdout)
     assert doc["pyramid_left"] == 26 and doc["pile_left"] == 24
     text = CliRunner().invoke(cli, ["check", "--seed", "1", "--goal", "all", "--solution",
-                                    "Kc Kh"]).output
+                                    "Kc Kh"]).stdout
     assert text.splitlines()[0] == ("legal but not won: 2 moves, 26 pyramid cards left and 24 "
                                     "in the stock and waste")
