@@ -4,7 +4,7 @@
 ``solver.pyramid.deals``), builds its tables and runs the free-stock search of
 ``solver.pyramid.dfs`` in one numba call, reusing one set of buffers for every deal: no array is
 allocated per deal and no Python code runs between deals. The search is the same search, move for
-move (``gen_free``, ``apply_free``, ``dead``, ``dead_after`` of ``state``/``dfs``, the same order,
+move (``gen_free``, ``apply_free``, ``dead``, ``dead_after`` of ``state``/``free_search``, the same order,
 the same lost-position memory), so outcomes and positions expanded are identical to
 ``dfs.decide``'s; a test checks this on many seeds.
 
@@ -35,8 +35,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from solver.core.rng import shuffle
-from solver.pyramid.dfs import (FREE_DEPTH, LOST, UNKNOWN, WON, dead, dead_after, decide, table_has,
-                                table_put)
+from solver.pyramid.dfs import decide
+from solver.pyramid.free_search import FREE_DEPTH, LOST, UNKNOWN, WON, dead, dead_after
+from solver.pyramid.lost_table import table_has, table_put
 from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
 from solver.pyramid.state import FREE_TAG, START, apply_free, deal_tables_into, gen_free, is_won
 
@@ -75,7 +76,7 @@ def clock_ns(typingctx):
 
 @njit(cache=True)
 def _lost_put(table, touched, n, key):
-    """Store ``key`` (``dfs.table_put``), listing its slot in ``touched``; the new count of stored
+    """Store ``key`` (``lost_table.table_put``), listing its slot in ``touched``; the new count of stored
     keys, or -1 when the table is three quarters full (``dfs`` grows its table there)."""
     if 4 * (n + 1) > 3 * len(table):
         return -1

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from solver.core.bits import popcount
-from solver.pyramid.dfs import table_put
+from solver.pyramid.lost_table import table_put
 from solver.pyramid.layout import BELOW, DIRECT, PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.optimal.index import find
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MOVE_KING, MOVE_PAIR, NO_SLOT, PYR_MASK, REC_MASK, STOCK_MASK,

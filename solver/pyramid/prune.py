@@ -2,7 +2,7 @@
 
 On the last pass (every recycle used: ``recycles_used == rule.recycles``) the waste is a stack
 that can only shrink from its top or grow by draws: no recycle will ever reorder it. This module
-turns that into one exact rule, applied by ``solver.pyramid.dfs`` to every concrete position it
+turns that into one exact rule, applied by ``solver.pyramid.limited`` to every concrete position it
 meets on the last pass (``bury_last_pass``):
 
 **Burial.** A waste card ``k`` can leave the waste only as the waste top, by one of: a king

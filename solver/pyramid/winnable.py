@@ -41,7 +41,9 @@ import numpy as np
 
 from solver.core import memory
 from solver.pyramid.deals import check_deal
-from solver.pyramid.dfs import FREE_DEPTH, Outcome, WorkspaceArgs, decide, decide_batch, decide_flat
+from solver.pyramid.dfs import decide, decide_batch, decide_flat
+from solver.pyramid.free_search import FREE_DEPTH, Outcome
+from solver.pyramid.lost_table import WorkspaceArgs
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE, PTR_MASK,

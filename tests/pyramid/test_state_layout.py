@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from solver.pyramid import dfs, rules, state
+from solver.pyramid import free_search, rules, state
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 
 DOC_ROW = re.compile(r"^\s+bits?\s+(\d+)(?:\.\.(\d+))?\s+(\w+):", re.MULTILINE)
@@ -77,8 +77,8 @@ def test_rules_module_names_the_same_recycle_bits():
 def test_search_tags_use_the_reserved_bits():
     """The winnability table's tags sit in bits no concrete or free-stock key uses: the free tag
     in the ``free_tag`` field, the won tag in ``after_draw`` (free-stock keys never set it)."""
-    assert dfs.FREE_TAG == state.FREE_TAG
-    assert int(dfs.WON_TAG) == int(state.AFTER_DRAW)
+    assert free_search.FREE_TAG == state.FREE_TAG
+    assert int(free_search.WON_TAG) == int(state.AFTER_DRAW)
     most = state.pack_position(np.arange(52), (1 << PYRAMID_CARDS) - 1, [], list(range(28, 52)),
                                state.MAX_RECYCLES_USED, True)
     assert most & int(state.FREE_TAG) == 0

@@ -15,7 +15,7 @@ from numba import njit
 
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.dfs import table_put
+from solver.pyramid.lost_table import table_put
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (
     AFTER_DRAW,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.pyramid.dfs import dead, dead_after
+from solver.pyramid.free_search import dead, dead_after
 from solver.pyramid.optimal.bound import FAR_BOUND, SCRATCH, bound
 from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_F, R_FREE,
                                           R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,

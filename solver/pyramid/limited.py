@@ -1,0 +1,102 @@
+"""The winnability search of real positions under limited recycles (``concrete_search``).
+
+Real positions carry the stock pointer and the recycles used; the free-stock search
+(``solver.pyramid.free_search``) is its relaxation and oracle, and ``solver.pyramid.prune`` holds
+the exact pruning rules that know the passes left.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from solver.pyramid.free_search import LOST, UNKNOWN, WON, dead, dead_after, free_search
+from solver.pyramid.lost_table import table_add, table_has
+from solver.pyramid.prune import LOST_STATE, bury_last_pass, unmatched, unmatched_after
+from solver.pyramid.state import apply_concrete, gen_concrete, is_won
+
+ORACLE_TRIAL = 1000
+"""The free-stock oracle is asked about the first 1000 positions of a limited-recycles search..."""
+ORACLE_MIN_SHARE = 10
+"""...and after that only while at least 1 in 10 of its answers has cut a position (on stock-top
+rules it cuts most lost lines; with the stock top hidden and few recycles it seldom does, and
+asking it would only cost time)."""
+
+
+@njit(cache=True)
+def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
+    """Depth-first search of the real positions (limited recycles) from ``start``.
+
+    The free-stock search serves as an oracle: a position whose pyramid and in-play cards lose
+    even with unlimited recycles is lost, so before a position is expanded its free-stock
+    answer is looked up (and searched for once, then remembered), for as long as the oracle
+    earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). Concrete positions use rows
+    ``0..free_base-1``; the oracle the rows from ``free_base``. Returns ``(outcome, length,
+    expanded, lost)``.
+    """
+    moves = ws.moves
+    counts = ws.counts
+    start = bury_last_pass(start, tabs, rule)
+    if start == LOST_STATE:
+        return LOST, 0, 0, lost
+    o, _, expanded, lost = free_search(tabs, start, rule, max_states, ws, lost, free_base, path)
+    if o != WON:
+        return o, 0, expanded, lost
+    if max_states > 0 and expanded >= max_states:
+        return UNKNOWN, 0, expanded, lost
+    probes = 0
+    prunes = 0
+    stack = np.empty(free_base, dtype=np.uint64)
+    stack[0] = start
+    counts[0, 0] = gen_concrete(start, tabs, rule, moves[0])
+    counts[0, 1] = 0
+    expanded += 1
+    depth = 0
+    while depth >= 0:
+        if counts[depth, 1] < counts[depth, 0]:
+            m = moves[depth, counts[depth, 1]]
+            counts[depth, 1] += 1
+            child = apply_concrete(stack[depth], m)
+            if is_won(child, rule.goal_all):
+                for d in range(depth + 1):
+                    path[d] = moves[d, counts[d, 1] - 1]
+                return WON, depth + 1, expanded, lost
+            buried = bury_last_pass(child, tabs, rule)
+            if buried == LOST_STATE:
+                continue
+            if buried != child:  # cards left the game: any class may have lost its last partner
+                child = buried
+                if table_has(lost.table, child):
+                    continue
+                if dead(child, tabs, rule) or unmatched(child, tabs):
+                    lost = table_add(lost, child, ws)
+                    continue
+            elif table_has(lost.table, child):
+                continue
+            elif dead_after(child, m, tabs, rule) or unmatched_after(child, m, tabs):
+                lost = table_add(lost, child, ws)
+                continue
+            left = max_states - expanded if max_states > 0 else 0
+            if max_states > 0 and left <= 0:
+                return UNKNOWN, 0, expanded, lost
+            if probes < ORACLE_TRIAL or prunes * ORACLE_MIN_SHARE >= probes:
+                probes += 1
+                o, _, e, lost = free_search(tabs, child, rule, left, ws, lost, free_base, path)
+                expanded += e
+                if o == UNKNOWN:
+                    return UNKNOWN, 0, expanded, lost
+                if o == LOST:
+                    prunes += 1
+                    lost = table_add(lost, child, ws)
+                    continue
+                if max_states > 0 and expanded >= max_states:
+                    return UNKNOWN, 0, expanded, lost
+            expanded += 1
+            depth += 1
+            stack[depth] = child
+            counts[depth, 0] = gen_concrete(child, tabs, rule, moves[depth])
+            counts[depth, 1] = 0
+        else:
+            lost = table_add(lost, stack[depth], ws)
+            depth -= 1
+    return LOST, 0, expanded, lost

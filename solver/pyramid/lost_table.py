@@ -1,0 +1,104 @@
+"""The lost-position table of the winnability searches: an open-addressing hash set of packed
+positions (uint64 keys, 0 = empty slot) kept in a reused workspace (``WorkspaceArgs``), and
+``LostTable``, the table as one search carries it (it may move to a private, bigger table).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solver.core.rng import mix64
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+class WorkspaceArgs(NamedTuple):
+    """The kernels' workspace (``solver.pyramid.winnable.Workspace.args``)."""
+
+    max_table: int
+    """Most slots the lost-position table may grow to."""
+    table: np.ndarray
+    """The reused lost-position table (uint64 keys, 0 = empty)."""
+    touched: np.ndarray
+    """Slots of ``table`` used by the current search, for a cheap clean-up."""
+    moves: np.ndarray
+    """The DFS stack's moves, one row of ``MAX_MOVES`` per depth."""
+    counts: np.ndarray
+    """Per depth: moves generated, moves tried."""
+
+
+class LostTable(NamedTuple):
+    """The lost-position table as a search carries it: the table in use (the workspace's or a
+    private grown one), its keys stored and whether it grew."""
+
+    table: np.ndarray
+    n: int
+    grown: bool
+
+
+@njit(cache=True)
+def table_has(table, key):
+    """True when ``key`` is in the open-addressing ``table``."""
+    mask = np.uint64(len(table) - 1)
+    i = mix64(key) & mask
+    while True:
+        k = table[i]
+        if k == key:
+            return True
+        if k == _ZERO:
+            return False
+        i = (i + _ONE) & mask
+
+
+@njit(cache=True)
+def table_put(table, key):
+    """Store ``key`` in ``table``; returns the slot, or -1 when it was there already."""
+    mask = np.uint64(len(table) - 1)
+    i = mix64(key) & mask
+    while table[i] != _ZERO:
+        if table[i] == key:
+            return -1
+        i = (i + _ONE) & mask
+    table[i] = key
+    return np.int64(i)
+
+
+@njit(cache=True)
+def table_add(lost, key, ws):
+    """Insert ``key`` into the lost-position table ``lost`` (a ``LostTable``), growing it when 3/4
+    full; returns the new ``LostTable``.
+
+    The workspace's own table is reused from search to search, so its used slots are listed in
+    ``ws.touched`` for a cheap clean-up. When it fills up, the keys move to a private table twice
+    the size (and the workspace table is cleaned at once); private tables double again up to
+    ``ws.max_table`` slots, after which the search goes on without storing more: slower, still
+    exact.
+    """
+    table, n, grown = lost.table, lost.n, lost.grown
+    if 4 * (n + 1) > 3 * len(table):
+        if 2 * len(table) > ws.max_table:
+            return lost
+        bigger = np.zeros(2 * len(table), dtype=np.uint64)
+        for k in range(len(table)):
+            if table[k] != _ZERO:
+                table_put(bigger, table[k])
+        if not grown:
+            table_clear(table, ws.touched, n)
+        table = bigger
+        grown = True
+    slot = table_put(table, key)
+    if slot >= 0:
+        if not grown:
+            ws.touched[n] = slot
+        n += 1
+    return LostTable(table, n, grown)
+
+
+@njit(cache=True)
+def table_clear(table, touched, n_touched):
+    for k in range(n_touched):
+        table[touched[k]] = _ZERO
