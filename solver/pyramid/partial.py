@@ -372,6 +372,14 @@ def _spend(budget: _Budget, regs, reason):
     return reason
 
 
+def kernel_tables(deal):
+    """``deal_tables(deal)`` as the kernels type it inside numba: the king masks come back to
+    Python as plain ints, which numba would type int64 and so compile every kernel taking the
+    tables a second time (a few seconds of the first ``analyse``); they go back as uint64."""
+    tabs = deal_tables(deal)
+    return tabs._replace(pkings=np.uint64(tabs.pkings), skings=np.uint64(tabs.skings))
+
+
 def load_kernels() -> None:
     """Load every kernel ``best_partial`` calls (compiling them when numba's cache is cold) by
     calling each once on a tiny input, so that the time a search reports is its own."""
@@ -379,7 +387,7 @@ def load_kernels() -> None:
     deal = np.arange(DECK_CARDS, dtype=np.int64)
     rules = Rules()
     rule = rule_args(rules)
-    tabs = deal_tables(deal)
+    tabs = kernel_tables(deal)
     ws = workspace_for(rules)
     for free in (True, False):
         _max_count(ws, tabs, rule, free, START, PYRAMID_CARDS, _Budget(1, None))
@@ -408,7 +416,7 @@ def best_partial(deal, rules: Rules = Rules(), start: int | None = None, max_sta
     ws = workspace or workspace_for(rules)
     budget = _Budget(int(max_states), timeout)
     rule = rule_args(rules)
-    tabs = deal_tables(deal)
+    tabs = kernel_tables(deal)
     most = DECK_CARDS if rule.goal_all else PYRAMID_CARDS
     upper = int(pk.upper_bound(begin, tabs, rule))
 

@@ -381,5 +381,6 @@ def trace_line(parent, mv, node, out):
         out[n] = mv[j]
         n += 1
         j = parent[j]
-    out[:n] = out[:n][::-1].copy()
+    for i in range(n // 2):  # reverse in place: a slice copy would compile array allocation
+        out[i], out[n - 1 - i] = out[n - 1 - i], out[i]
     return n
