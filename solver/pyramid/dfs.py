@@ -19,6 +19,25 @@ from solver.pyramid.lost_table import LostTable, WorkspaceArgs, table_clear
 from solver.pyramid.rules import RuleArgs
 from solver.pyramid.state import START, deal_tables
 
+FREE_BASE = np.int64(0)
+"""The first stack row of a search of its own (int64: a literal 0 would compile ``free_search``
+a second time, next to the limited search's int64 row)."""
+
+
+@njit(cache=True)
+def decide_free(deal, start, rule, max_states, ws, path):
+    """``decide`` under unlimited recycles (``rule.recycles < 0``): the free-stock search alone.
+
+    A kernel of its own so that the default rules never compile the limited-recycles search
+    (``solver.pyramid.limited`` and ``solver.pyramid.prune``): a few seconds of the first run.
+    """
+    tabs = deal_tables(deal)
+    lost = LostTable(ws.table, 0, False)
+    o, length, e, lost = free_search(tabs, start, rule, max_states, ws, lost, FREE_BASE, path)
+    if not lost.grown:
+        table_clear(ws.table, ws.touched, lost.n)
+    return o, length, e
+
 
 @njit(cache=True)
 def decide(deal, start, rule, max_states, ws, path):
@@ -29,13 +48,12 @@ def decide(deal, start, rule, max_states, ws, path):
     moves (free-stock moves when ``rule.recycles < 0``, real moves otherwise). The workspace table
     is left clean.
     """
+    if rule.recycles < 0:
+        return decide_free(deal, start, rule, max_states, ws, path)
     tabs = deal_tables(deal)
     lost = LostTable(ws.table, 0, False)
-    if rule.recycles < 0:
-        o, length, e, lost = free_search(tabs, start, rule, max_states, ws, lost, 0, path)
-    else:
-        o, length, e, lost = concrete_search(tabs, start, rule, max_states, ws, lost,
-                                              len(ws.counts) - FREE_DEPTH, path)
+    o, length, e, lost = concrete_search(tabs, start, rule, max_states, ws, lost,
+                                         len(ws.counts) - FREE_DEPTH, path)
     if not lost.grown:
         table_clear(ws.table, ws.touched, lost.n)
     return o, length, e
@@ -60,6 +78,15 @@ def decide_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_stat
     plain arguments about 2 us faster than named tuples, a quarter of an easy deal's search."""
     return decide(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all), max_states,
                   WorkspaceArgs(max_table, table, touched, moves, counts), path)
+
+
+@njit(cache=True)
+def decide_free_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
+                     table, touched, moves, counts, path):
+    """``decide_free`` with its rule and workspace arguments spread out (``decide_flat``'s
+    entry for unlimited recycles)."""
+    return decide_free(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all),
+                       max_states, WorkspaceArgs(max_table, table, touched, moves, counts), path)
 
 
 @njit(cache=True)

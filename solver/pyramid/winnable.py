@@ -41,7 +41,7 @@ import numpy as np
 
 from solver.core import memory
 from solver.pyramid.deals import check_deal
-from solver.pyramid.dfs import decide, decide_batch, decide_flat
+from solver.pyramid.dfs import decide_batch, decide_flat, decide_free_flat
 from solver.pyramid.free_search import FREE_DEPTH, Outcome
 from solver.pyramid.lost_table import WorkspaceArgs
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
@@ -70,6 +70,18 @@ def max_depth(rules: Rules) -> int:
     return PYRAMID_CARDS + STOCK_CARDS + (STOCK_CARDS + 1) * (rules.recycles + 1) + 2
 
 
+WARM_KERNELS = (decide_free_flat,)
+"""The kernels ``solve_winnable`` calls under the default (unlimited) rules, the ones
+``solver.pyramid.optimal.warm`` compiles aside on a cold cache."""
+
+
+def entry_kernel(rules: Rules):
+    """The kernel ``solve_winnable`` calls under ``rules``: the free-stock search alone under
+    unlimited recycles (so the default rules never compile the limited-recycles search), else
+    the dispatching ``decide_flat``."""
+    return decide_free_flat if rules.recycles is None else decide_flat
+
+
 @dataclass
 class Workspace:
     """Buffers reused across searches: the lost-position table and the DFS stack."""
@@ -95,8 +107,8 @@ class Workspace:
                  max_table=1 << max_table_bits)
         # Load the compiled kernel now (a one-state search), so that a search's reported time
         # is the search and not the loading of the numba cache.
-        decide(np.arange(52, dtype=np.int64), START, rule_args(rules), 1, ws.args(),
-               np.zeros(depth, dtype=np.int64))
+        entry_kernel(rules)(np.arange(52, dtype=np.int64), START, *rule_args(rules), 1,
+                            *ws.args(), np.zeros(depth, dtype=np.int64))
         return ws
 
     def args(self) -> WorkspaceArgs:
@@ -230,7 +242,8 @@ def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_S
     t0 = time.perf_counter()
     begin = START if start is None else np.uint64(start)
     try:
-        outcome, length, expanded = decide_flat(deal, begin, *rule, max_states, *ws.args(), path)
+        outcome, length, expanded = entry_kernel(rules)(deal, begin, *rule, max_states,
+                                                        *ws.args(), path)
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0, reason=REASON_MEMORY)

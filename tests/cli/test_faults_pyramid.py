@@ -299,18 +299,18 @@ def test_memory_budget_caps_the_astar_search(monkeypatch):
 
 def test_failed_allocation_in_the_winnability_kernel_is_unknown_memory(monkeypatch):
     ws = Workspace.create(Rules())
-    real = search.decide_flat
+    real = search.decide_free_flat
 
     def decide(deal, start, *args):
         table = args[6]
         table[:5] = np.arange(1, 6, dtype=np.uint64)  # the kernel had stored positions
         raise MemoryError("Allocation failed (test)")
 
-    monkeypatch.setattr(search, "decide_flat", decide)
+    monkeypatch.setattr(search, "decide_free_flat", decide)
     result = solve_winnable(deal_from_seed(1), Rules(), workspace=ws)
     assert result.outcome == Outcome.UNKNOWN and result.reason == "memory"
     assert not ws.table.any()  # cleaned for the next search
-    monkeypatch.setattr(search, "decide_flat", real)
+    monkeypatch.setattr(search, "decide_free_flat", real)
     assert solve_winnable(deal_from_seed(1), Rules(), workspace=ws).outcome == Outcome.WON
 
 

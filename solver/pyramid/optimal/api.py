@@ -36,7 +36,6 @@ from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOA
                                           rehash)
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import start_bound
-from solver.pyramid.dfs import decide, decide_flat
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, REC_MASK,
                                   REC_SHIFT, START)
@@ -45,6 +44,7 @@ from solver.pyramid.winnable import (
     REASON_MEMORY,
     REASON_STATES,
     REASON_TIMEOUT,
+    WARM_KERNELS,
     Outcome,
     SolveResult,
     Workspace,
@@ -208,7 +208,7 @@ def load_kernels() -> None:
     rule = rule_args(rules)
     ws = OptimalWorkspace.create(MIN_POSITIONS)
     # on a cold cache the winnability kernels compile in a helper process meanwhile
-    with compile_aside(WARM_MODULE, (decide, decide_flat)):
+    with compile_aside(WARM_MODULE, WARM_KERNELS):
         ctab = class_tables(deal, rule.overlap)
         start_bound(deal, ctab, START, rule)
         astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
