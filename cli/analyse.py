@@ -14,10 +14,12 @@ import textwrap
 
 import click
 
-from cli.common import BoundedInt, InputError, SEED, echo_json, json_option, quiet_option
+from cli.common import (BoundedInt, InputError, SEED, color_option, echo_json, json_option,
+                        quiet_option, want_color)
 from cli.pyramid import (EXIT_UNKNOWN, deal_options, deal_title, engines_loading, exit_code_for,
                          load_one_deal, position_after, prepared_workspace, rules_options,
                          search_limit_options, after_option, verdict_text)
+from cli.replay_html import check_html_path, html_option
 
 MAX_PLAYOUTS = 10_000_000
 """Most playouts per player one analysis may ask for."""
@@ -46,7 +48,7 @@ def analyse_options(f):
                      help="The verdict (and minimum moves, when found within a second) under "
                           "all 32 combinations of recycles 0/1/2/unlimited, overlap, stock top "
                           "and goal, as one table."),
-        quiet_option, json_option,
+        html_option, color_option, quiet_option, json_option,
     ]):
         f = decorate(f)
     return f
@@ -61,9 +63,14 @@ def rule_options_given(ctx) -> list[str]:
 
 
 def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, timeout,
-                    playouts, playout_seed, jobs, all_rules, quiet, as_json) -> None:
+                    playouts, playout_seed, jobs, all_rules, html_path, no_color, quiet,
+                    as_json) -> None:
     """Run the Pyramid analysis of the deal options and print it; exits 0 won, 1 lost, 3
     unknown (2 for bad input)."""
+    color = not as_json and want_color(no_color)
+    if all_rules and html_path is not None:
+        raise InputError("--html shows one line of play under one set of rules: leave out "
+                         "--all-rules")
     if all_rules:
         given = rule_options_given(ctx)
         if given:
@@ -76,17 +83,24 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
         pos, start, played = position_after(deal, rules, after)
+        check_html_path(html_path)
         ws = prepared_workspace(rules, any_line=False)
         if not all_rules:
             load_analysis_kernels(deal, rules)
     if all_rules:
-        show_matrix(ident, deal, max_states, quiet, as_json)
+        show_matrix(ident, deal, max_states, quiet, as_json, color)
         return
     from solver.pyramid.analysis import analyse_deal
 
     analysis = analyse_deal(deal, rules, start=pos, max_states=max_states, timeout=timeout,
                             playouts=playouts, seed=playout_seed, jobs=jobs,
                             progress=not quiet and not as_json, workspace=ws)
+    if html_path is not None:
+        from cli.replay_html import analysis_page, write_page
+
+        title = f"{deal_title(ident)} ({rules.describe()})"
+        write_page(html_path, analysis_page(title, deal, rules, analysis, played,
+                                            verdict_text(analysis.verdict)))
     if as_json:
         doc = {**ident, **analysis.to_dict(deal)}
         if after is not None:
@@ -94,7 +108,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
             doc["after"] = [format_step(s) for s in played]
         echo_json(doc)
     else:
-        click.echo("\n".join(analysis_lines(ident, deal, rules, analysis, pos, played)))
+        click.echo("\n".join(analysis_lines(ident, deal, rules, analysis, pos, played, color)))
     sys.exit(exit_code_for([analysis.verdict.outcome]))
 
 
@@ -108,25 +122,27 @@ def load_analysis_kernels(deal, rules) -> None:
     playout_rates(deal, rules, games=1)
 
 
-def header_lines(ident: dict, deal, rules_text: str, played) -> list[str]:
-    """The deal's title, its drawing and the moves played first."""
+def header_lines(ident: dict, deal, rules_text: str, played, color: bool = False) -> list[str]:
+    """The deal's title, its drawing (``color``: red hearts and diamonds) and the moves played
+    first."""
     from solver.pyramid.deals import draw_deal
     from solver.pyramid.replay import format_solution
 
-    lines = [f"{deal_title(ident)} ({rules_text})", draw_deal(deal)]
+    lines = [f"{deal_title(ident)} ({rules_text})", draw_deal(deal, color=color)]
     if played:
         lines.append(f"After {len(played)} moves: {format_solution(played)}")
     return lines
 
 
-def analysis_lines(ident: dict, deal, rules, analysis, pos, played) -> list[str]:
-    """The text of an analysis."""
+def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
+                   color: bool = False) -> list[str]:
+    """The text of an analysis (``color``: red hearts and diamonds in the drawing)."""
     from solver.pyramid.winnable import Outcome
 
     from cli.pyramid import LIMIT_TEXT
 
     verdict = analysis.verdict
-    lines = header_lines(ident, deal, rules.describe(), played)
+    lines = header_lines(ident, deal, rules.describe(), played, color)
     if verdict.outcome == Outcome.WON and not verdict.solution:
         return lines + ["The deal is already won."]
     lines.append(verdict_text(verdict))
@@ -154,33 +170,41 @@ def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
     verdict = analysis.verdict
     lines = []
     if verdict.outcome == Outcome.LOST:
-        if analysis.reason is not None:
-            lines += textwrap.wrap(f"Why: {analysis.reason.text}", TEXT_WIDTH,
-                                   subsequent_indent="  ", break_on_hyphens=False)
-        else:
-            lines.append(f"Why: no short reason: proven by trying all {verdict.states:,} "
-                         f"positions.")
+        lines += textwrap.wrap(reason_sentence(analysis.reason, verdict.states), TEXT_WIDTH,
+                               subsequent_indent="  ", break_on_hyphens=False)
     part = analysis.partial
+    lines.append(partial_sentence(part, played) + ":")
+    if part.line:
+        lines += ["  " + line for line in describe_steps(deal, rules, list(part.line), pos)]
+    return lines
+
+
+def reason_sentence(reason, states: int) -> str:
+    """``Why: ...``: the short proof that a deal is lost (a ``reasons.LossReason``), or how
+    many positions the search tried when there is none."""
+    if reason is not None:
+        return f"Why: {reason.text}"
+    return f"Why: no short reason: proven by trying all {states:,} positions."
+
+
+def partial_sentence(part, played: int) -> str:
+    """How far a lost (or undecided) deal can be taken: the best partial result (a
+    ``partial.PartialResult``) in one sentence, without a final stop; ``played``: moves given
+    with ``--after`` before its line."""
     what = "pyramid cards" if part.counted == "pyramid" else "cards"
     moves = len(part.line)
     word = "move" if moves == 1 else "moves"
     if played:  # the line goes on from the position the --after moves reached
         word += f" after the {plural(played, 'move')} played"
     if part.best == part.most:
-        lines.append(f"Winnable all the same: a line of {moves} {word} wins (not proven the "
-                     f"shortest):")
-    elif part.exact:
-        lines.append(f"Best partial result: {part.best} of {part.most} {what} removed, in "
-                     f"{moves} {word} (the fewest that remove {part.best}):")
-    else:
-        from cli.pyramid import LIMIT_TEXT
+        return f"Winnable all the same: a line of {moves} {word} wins (not proven the shortest)"
+    if part.exact:
+        return (f"Best partial result: {part.best} of {part.most} {what} removed, in {moves} "
+                f"{word} (the fewest that remove {part.best})")
+    from cli.pyramid import LIMIT_TEXT
 
-        lines.append(f"Best partial result: between {part.best} and {part.upper} of "
-                     f"{part.most} {what} ({LIMIT_TEXT[part.reason]}); {part.best} removed in "
-                     f"{moves} {word}:")
-    if part.line:
-        lines += ["  " + line for line in describe_steps(deal, rules, list(part.line), pos)]
-    return lines
+    return (f"Best partial result: between {part.best} and {part.upper} of {part.most} {what} "
+            f"({LIMIT_TEXT[part.reason]}); {part.best} removed in {moves} {word}")
 
 
 def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
@@ -253,7 +277,8 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def show_matrix(ident: dict, deal, max_states: int, quiet: bool, as_json: bool) -> None:
+def show_matrix(ident: dict, deal, max_states: int, quiet: bool, as_json: bool,
+                color: bool = False) -> None:
     """``--all-rules``: the verdict under every rule combination, as one table."""
     from tqdm import tqdm
 
@@ -273,7 +298,7 @@ def show_matrix(ident: dict, deal, max_states: int, quiet: bool, as_json: bool) 
         echo_json({**ident, "deal": format_deal(deal), "matrix": [r.to_dict() for r in rows],
                    "findings": findings})
     else:
-        click.echo("\n".join(header_lines(ident, deal, "every rule combination", [])
+        click.echo("\n".join(header_lines(ident, deal, "every rule combination", [], color)
                              + matrix_table(rows) + findings))
     sys.exit(EXIT_UNKNOWN if any(r.outcome == Outcome.UNKNOWN for r in rows) else 0)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
+import sys
 
 import click
 
@@ -120,3 +122,26 @@ def quiet_option(f):
 def echo_json(obj) -> None:
     """One JSON document on stdout."""
     click.echo(json.dumps(obj, separators=(",", ":")))
+
+
+NO_COLOR_ENV = "NO_COLOR"
+"""Any non-empty value of this environment variable turns colour off (no-color.org)."""
+
+
+def color_option(f):
+    """``--no-color``: no colour codes in the text output, even on a terminal."""
+    return click.option("--no-color", "no_color", is_flag=True,
+                        help="No colour (red hearts and diamonds) even on a terminal; also off "
+                             "when NO_COLOR is set or stdout is not a terminal.")(f)
+
+
+def want_color(no_color: bool, stream=None) -> bool:
+    """Whether to colour text written to ``stream`` (stdout by default): only a terminal, never
+    a pipe or a file, and neither with ``--no-color`` nor with ``NO_COLOR`` set (non-empty)."""
+    if no_color or os.environ.get(NO_COLOR_ENV, ""):
+        return False
+    stream = sys.stdout if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # closed, or not a real file
+        return False

@@ -30,7 +30,7 @@ import click
 
 from cli import analyse as analyse_cmd
 from cli import pyramid
-from cli.common import SEED
+from cli.common import SEED, color_option
 from solver.core.extras import DISTRIBUTION
 
 EXIT_USAGE = 2
@@ -335,11 +335,12 @@ def analyse(ctx, **values) -> None:
 @click.option("--seed", type=SEED, help="Pyramid deal number to print.")
 @click.option("--deal", "deal_text", help="Pyramid deal text (52 cards) to print.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
+@color_option
 @click.pass_context
-def show(ctx, seed, deal_text, as_json) -> None:
+def show(ctx, seed, deal_text, as_json, no_color) -> None:
     """Print a deal: a Pyramid deal (pyramid show --seed N) or another game's (pyramid show GAME)."""
     if ctx.invoked_subcommand is None:
-        pyramid.show_pyramid(seed, deal_text, as_json)
+        pyramid.show_pyramid(seed, deal_text, as_json, no_color)
         return
     error = ctx.command.options_before_game(ctx)
     if error is not None:  # pyramid show --seed 1 old-maid: options meant for the game

@@ -26,10 +26,13 @@ from cli.common import (
     Choice,
     InputError,
     PositiveSeconds,
+    color_option,
     echo_json,
     input_errors,
     json_option,
+    want_color,
 )
+from cli.replay_html import check_html_path, html_option
 from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
 from solver.core.text import quoted
 
@@ -314,40 +317,64 @@ def search(deal, rules: Rules, workspace, any_line: bool, start, max_states: int
               help="Any winning line (the fast winnability search) instead of a minimum-move one.")
 @search_limit_options
 @after_option
+@html_option
+@color_option
 @json_option
-def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, after, as_json) -> None:
+def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, after, html_path,
+          no_color, as_json) -> None:
     """Settle a deal: can it be won, and in how few moves (a minimum-move solution; --any for the
     first one found). Exit 0 winnable, 1 not, 2 bad input, 3 unknown (limit reached).
 
     With --deal-file - (or a FIFO, a pipe) each line is answered as soon as it arrives, the
     answer flushed: solve can run as a coprocess. A bad line there ends the run (exit 2) after
-    the answers to the lines before it; a regular file is checked whole before any search."""
+    the answers to the lines before it; a regular file is checked whole before any search.
+    --html takes a single deal (a deal file of one line)."""
     if any_line and timeout is not None:
         raise InputError("--timeout limits the minimum-move search; with --any use --max-states")
     with engines_loading():
-        if after is None:
+        if after is None and html_path is None:
             deals = open_deals(seed, deal_text, deal_file)
             positions = None
         else:
             listed = load_deals(seed, deal_text, deal_file)
             if len(listed) != 1:
-                raise InputError(f"--after needs a single deal, the file holds {len(listed)}")
+                option = "--after" if after is not None else "--html"
+                raise InputError(f"{option} needs a single deal, the file holds {len(listed)}")
             deals = iter(listed)
             positions = position_after(listed[0][1], rules, after)
+        check_html_path(html_path)
         ws = prepared_workspace(rules, any_line)  # after every input known so far is checked
     outcomes = []
+    color = not as_json and want_color(no_color)
     for n, (ident, deal) in enumerate(deals):
         pos, start, played = positions or (None, None, [])
         result = search(deal, rules, ws, any_line, start, max_states, timeout)
         outcomes.append(result.outcome)
-        print_solve(n, ident, deal, rules, result, pos, played, after is not None, as_json)
+        if html_path is not None:
+            save_result_page(html_path, ident, deal, rules, result, pos, played, max_states,
+                             timeout)
+        print_solve(n, ident, deal, rules, result, pos, played, after is not None, as_json,
+                    color)
     sys.exit(exit_code_for(outcomes))
 
 
+def save_result_page(path: str, ident: dict, deal, rules: Rules, result, pos, played,
+                     max_states: int, timeout: float | None, notes: tuple = ()) -> None:
+    """``--html`` of solve and hint: the result's page (``cli.replay_html.result_page``; a lost
+    deal's best partial line is searched here, within the same limits)."""
+    from cli.replay_html import result_page, write_page
+
+    with engines_loading():  # the partial search's kernels, for a lost deal
+        page = result_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules, result,
+                           played, pos, max_states, timeout, notes)
+    write_page(path, page)
+
+
 def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, after: bool,
-                as_json: bool) -> None:
+                as_json: bool, color: bool = False) -> None:
     """Print (and flush) ``solve``'s answer for its ``n``-th deal: one JSON object, or the text
-    block (a blank line before every block but the first)."""
+    block (a blank line before every block but the first); ``color``: red hearts and diamonds
+    in the drawing."""
     from solver.pyramid.deals import draw_deal
     from solver.pyramid.explain import describe_steps
     from solver.pyramid.replay import format_solution, format_step
@@ -361,7 +388,7 @@ def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, af
         if n:
             click.echo()
         click.echo(f"{deal_title(ident)} ({rules.describe()})")
-        click.echo(draw_deal(deal))
+        click.echo(draw_deal(deal, color=color))
         if after:
             click.echo(f"After {len(played)} moves: {format_solution(played)}")
         click.echo(verdict_text(result))
@@ -379,9 +406,23 @@ def losing_lines(deal, rules: Rules, steps, losing) -> list[str]:
     """The text of ``check``'s answer to "where did it go wrong" (a ``LosingMove``): after which
     move the deal stopped being winnable, a move that keeps it winnable there and the shortest
     win from there, numbered."""
-    from solver.pyramid.blunder import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
+    from solver.pyramid.blunder import STATUS_LOST_AT, STATUS_STILL
     from solver.pyramid.explain import describe_steps
-    from solver.pyramid.replay import format_step, replay
+    from solver.pyramid.replay import replay
+
+    lines = losing_summary(losing)
+    if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
+        return lines
+    before = len(steps) if losing.status == STATUS_STILL else losing.move - 1
+    pos = replay(deal, rules, steps[:before]).position
+    return lines + describe_steps(deal, rules, losing.win_from_there, pos)
+
+
+def losing_summary(losing) -> list[str]:
+    """``losing_lines`` without the numbered win: the sentences alone (also the notes of
+    ``check --html``)."""
+    from solver.pyramid.blunder import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
+    from solver.pyramid.replay import format_step
 
     if losing.status == STATUS_NEVER:
         return ["It was never winnable."]
@@ -392,24 +433,19 @@ def losing_lines(deal, rules: Rules, steps, losing) -> list[str]:
     word = "move wins" if count == 1 else "moves win"
     kind = "the minimum" if losing.optimal else "not proven the fewest"
     if losing.status == STATUS_STILL:
-        before = len(steps)
-        lines = [f"It can still be won: {count} more {word} from here ({kind})."]
-    else:
-        before = losing.move - 1
-        lines = [f"It stopped being winnable after move {losing.move} "
-                 f"({format_step(losing.played)}).",
-                 f"Move {losing.move} could have been {format_step(losing.instead)}, which keeps it "
-                 f"winnable: {count} {word} from there, this one included ({kind}):"]
-    pos = replay(deal, rules, steps[:before]).position
-    return lines + describe_steps(deal, rules, losing.win_from_there, pos)
+        return [f"It can still be won: {count} more {word} from here ({kind})."]
+    return [f"It stopped being winnable after move {losing.move} ({format_step(losing.played)}).",
+            f"Move {losing.move} could have been {format_step(losing.instead)}, which keeps it "
+            f"winnable: {count} {word} from there, this one included ({kind}):"]
 
 
 @click.command()
 @deal_options
 @rules_options
 @click.option("--solution", required=True, help='The moves, e.g. "draw 6h+7c Kd recycle".')
+@html_option
 @json_option
-def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
+def check(seed, deal_text, deal_file, rules, solution, html_path, as_json) -> None:
     """Replay a move list against a deal: does it win, or where does it first go wrong? For legal
     moves that do not win: after which move the deal stopped being winnable, a move that would
     have kept it winnable and the shortest win from there.
@@ -420,6 +456,8 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
         from solver.pyramid.replay import parse_solution, replay
     with input_errors("bad --solution: "):
         steps = parse_solution(solution)
+    with engines_loading():
+        check_html_path(html_path)
     result = replay(deal, rules, steps)
     won = result.ok and result.won
     outcome = CHECK_WON if won else CHECK_INCOMPLETE if result.ok else CHECK_ILLEGAL
@@ -430,6 +468,11 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
 
             ws = prepared_workspace(rules, any_line=False)  # kernels loaded before the clock
         losing = first_losing_move(deal, rules, steps, workspace=ws)
+    if html_path is not None:
+        from cli.replay_html import check_page, write_page
+
+        write_page(html_path, check_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules,
+                                         steps, result, losing))
     if as_json:
         echo_json({**ident, "deal": format_deal(deal), "rules": rules.to_dict(),
                    "outcome": outcome, "moves": result.moves,
@@ -451,20 +494,29 @@ def check(seed, deal_text, deal_file, rules, solution, as_json) -> None:
 @rules_options
 @after_option
 @search_limit_options
+@html_option
 @json_option
-def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json) -> None:
+def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_path,
+         as_json) -> None:
     """The next move of a shortest win from the deal's start (or after --after moves), and how
     many moves that win takes. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
         pos, start, played = position_after(deal, rules, after)
+        check_html_path(html_path)
         ws = prepared_workspace(rules, any_line=False)  # after every input is checked
-    from solver.pyramid.explain import explain_steps, step_line
+    from solver.pyramid.explain import explain_steps, step_line, step_note
     from solver.pyramid.replay import format_step
     from solver.pyramid.winnable import Outcome
 
     result = search(deal, rules, ws, False, start, max_states, timeout)
     nxt = result.solution[0] if result.solution else None
+    if html_path is not None:
+        note = () if nxt is None else (
+            f"The hint, move {len(played) + 1}: {format_step(nxt)}, "
+            f"{step_note(explain_steps(deal, rules, [nxt], pos)[0])}.",)
+        save_result_page(html_path, ident, deal, rules, result, pos, played, max_states, timeout,
+                         note)
     if as_json:
         doc = result_json(ident, deal, rules, result)
         doc.pop("solution")
@@ -487,7 +539,7 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, as_json)
     sys.exit(exit_code_for([result.outcome]))
 
 
-def show_pyramid(seed, deal_text, as_json) -> None:
+def show_pyramid(seed, deal_text, as_json, no_color: bool = False) -> None:
     """``pyramid show --seed N`` / ``--deal TEXT``: the deal as a triangle and as text."""
     if seed is None and deal_text is None:
         raise InputError("show a Pyramid deal with --seed N or --deal TEXT, or another game's "
@@ -502,7 +554,7 @@ def show_pyramid(seed, deal_text, as_json) -> None:
         return
     if seed is not None:
         click.echo(f"Deal {seed}")
-    click.echo(draw_deal(deal))
+    click.echo(draw_deal(deal, color=want_color(no_color)))
     click.echo(format_deal(deal))
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 import numpy as np
 from numba import njit
 
-from solver.core.cards import NATURAL_CARDS, format_card, parse_card, split_tokens
+from solver.core.cards import NATURAL_CARDS, format_card, is_red, parse_card, split_tokens
 from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS, PYRAMID_ROWS
 from solver.core.rng import check_seed, new_state, shuffle
 from solver.core.text import quoted
@@ -106,14 +106,31 @@ def deals_from_seeds(seeds) -> np.ndarray:
     return out
 
 
-def draw_deal(deal, width: int = 3) -> str:
-    """The pyramid as a triangle of card texts, then the stock (top first) on one line."""
+RED_ON = "\x1b[31m"
+"""ANSI escape that turns the text red (hearts and diamonds in ``draw_deal(color=True)``)."""
+COLOR_OFF = "\x1b[0m"
+"""ANSI escape back to the terminal's own colour."""
+
+
+def card_text(card: int, color: bool = False) -> str:
+    """``format_card(card)``, in red for hearts and diamonds when ``color`` (ANSI escapes: for a
+    terminal only; the caller decides, ``cli.common.want_color``)."""
+    text = format_card(card)
+    return f"{RED_ON}{text}{COLOR_OFF}" if color and is_red(card) else text
+
+
+def draw_deal(deal, width: int = 3, color: bool = False) -> str:
+    """The pyramid as a triangle of card texts, then the stock (top first) on one line.
+
+    ``color``: hearts and diamonds in red (ANSI escapes, for a terminal); the layout is the same
+    either way, the escapes add no visible width."""
     lines = []
     k = 0
     for r in range(PYRAMID_ROWS):
-        row = [format_card(int(deal[k + i])) for i in range(r + 1)]
+        row = [card_text(c, color) + " " * (width - 1 - len(format_card(c)))
+               for c in map(int, deal[k:k + r + 1])]
         k += r + 1
         pad = " " * ((PYRAMID_ROWS - 1 - r) * (width + 1) // 2)
-        lines.append(pad + " ".join(t.ljust(width - 1) for t in row).rstrip())
-    lines.append("stock: " + " ".join(format_card(int(c)) for c in deal[PYRAMID_CARDS:]))
+        lines.append((pad + " ".join(row)).rstrip())
+    lines.append("stock: " + " ".join(card_text(int(c), color) for c in deal[PYRAMID_CARDS:]))
     return "\n".join(lines)

@@ -1,0 +1,128 @@
+"""``--html FILE`` of solve, hint, check and analyse: what each command's page shows.
+
+The page itself is ``solver.pyramid.html_replay``; this module only chooses its title, verdict,
+notes and line from what a command found, checks the file name before any search and writes the
+page. A name that cannot be written (a directory, a folder that does not exist or cannot be
+written, a full disk) is one line on stderr and exit 2, as for ``batch --out``. Light to import:
+click and ``cli.common``; the engines load when a function runs.
+"""
+
+from __future__ import annotations
+
+import click
+
+from cli.common import InputError, input_errors
+
+OPTION = "--html"
+"""The option's name, in its help and its errors."""
+LINE_WON = "A minimum-move solution"
+LINE_ANY = "A winning line (not proven the shortest)"
+LINE_PARTIAL = "The best partial line"
+LINE_NONE = "No line (the search stopped before finding one)"
+LINE_PLAYED = "The moves given"
+"""What the page calls its line (``ReplayPage.line``)."""
+
+
+def html_option(f):
+    """``--html FILE``: also write the line as one self-contained HTML page."""
+    return click.option(OPTION, "html_path", default=None, metavar="FILE",
+                        help="Also write the deal and its line of play as one self-contained "
+                             "HTML page (no network): step through it with Next/Previous, the "
+                             "arrow keys or a slider; FILE#step=N opens move N.")(f)
+
+
+def check_html_path(path: str | None) -> None:
+    """Refuse (``InputError``) a ``--html`` file name that cannot be written, before any search
+    (``solver.batch.io.check_writable``, the check of ``batch --out``)."""
+    if path is None:
+        return
+    from solver.batch.io import check_writable
+
+    with input_errors():
+        check_writable(path, OPTION)
+
+
+def write_page(path: str, page) -> None:
+    """Write the ``ReplayPage`` to ``path``; a write that fails (a full disk) is an
+    ``InputError`` naming the file."""
+    from solver.batch.io import clip
+    from solver.pyramid.html_replay import page_data, render_html, write_html
+
+    text = render_html(page_data(page))
+    try:
+        write_html(path, text)
+    except OSError as e:
+        raise InputError(f"{OPTION} {clip(path)}: cannot write it ({e.strerror or e})") from None
+
+
+def as_note(line: str) -> str:
+    """A sentence of the text output as a note of the page (a colon introducing the numbered
+    steps of the text output ends it with a full stop instead)."""
+    return line[:-1] + "." if line.endswith(":") else line
+
+
+def result_page(title: str, deal, rules, result, played, start_pos, max_states: int,
+                timeout: float | None, notes: tuple = ()):
+    """The page of a search's result (``solve``, ``hint``): a win's line; for a lost deal the
+    reason and the best partial line (``partial.best_partial`` within the same limits); for an
+    undecided one no line. ``played`` (the ``--after`` moves) come first, marked as played;
+    ``notes`` go before the page's own."""
+    from cli.pyramid import verdict_text
+    from solver.pyramid.html_replay import ReplayPage
+    from solver.pyramid.winnable import Outcome
+
+    if result.outcome == Outcome.WON:
+        line, steps = (LINE_WON if result.optimal else LINE_ANY), list(result.solution)
+    elif result.outcome == Outcome.LOST:
+        from cli.analyse import partial_sentence, reason_sentence
+        from solver.pyramid.blunder import packed_position
+        from solver.pyramid.partial import best_partial
+        from solver.pyramid.reasons import find_reason
+
+        start = None if start_pos is None else packed_position(start_pos)
+        part = best_partial(deal, rules, start=start, max_states=max_states, timeout=timeout)
+        notes += (reason_sentence(find_reason(deal, rules, start), result.states),
+                  as_note(partial_sentence(part, len(played))))
+        line, steps = LINE_PARTIAL, list(part.line)
+    else:
+        line, steps = LINE_NONE, []
+    return ReplayPage(deal, rules, title, verdict_text(result), line,
+                      tuple(played) + tuple(steps), first=len(played), notes=notes)
+
+
+def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
+    """The page of ``analyse``: the shortest line and its narrow steps, or the reason and the
+    best partial line."""
+    from cli.analyse import partial_sentence, reason_sentence
+    from solver.pyramid.html_replay import ReplayPage
+    from solver.pyramid.winnable import Outcome
+
+    v = analysis.verdict
+    if v.outcome == Outcome.WON:
+        notes = ()
+        if analysis.narrow_steps:
+            notes = (f"Narrow steps (only one move keeps the deal winnable): "
+                     f"{', '.join(map(str, analysis.narrow_steps))}.",)
+        line, steps = (LINE_WON if v.optimal else LINE_ANY), list(v.solution)
+    else:
+        notes = (as_note(partial_sentence(analysis.partial, len(played))),)
+        if v.outcome == Outcome.LOST:
+            notes = (reason_sentence(analysis.reason, v.states),) + notes
+        line, steps = LINE_PARTIAL, list(analysis.partial.line)
+    return ReplayPage(deal, rules, title, verdict, line, tuple(played) + tuple(steps),
+                      first=len(played), notes=notes)
+
+
+def check_page(title: str, deal, rules, steps, result, losing):
+    """The page of ``check``: the player's legal moves (up to an illegal one), the move that
+    lost the deal marked."""
+    from cli.pyramid import losing_summary
+    from solver.pyramid.blunder import STATUS_LOST_AT
+    from solver.pyramid.html_replay import ReplayPage
+
+    notes = () if losing is None else tuple(as_note(s) for s in losing_summary(losing))
+    marked = losing.move if losing is not None and losing.status == STATUS_LOST_AT else None
+    legal = tuple(steps[:result.moves])
+    message = result.message()
+    return ReplayPage(deal, rules, title, message[:1].upper() + message[1:] + ".", LINE_PLAYED,
+                      legal, first=0, marked=marked, notes=notes)
