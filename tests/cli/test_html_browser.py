@@ -1,0 +1,271 @@
+"""The ``--html`` page in a real browser: headless Chromium (Debian's ``chromium`` and
+``chromium-driver``) driven by Selenium.
+
+The test clicks Next through a whole solution and, at every step, reads the cards the page
+shows (their ``data-card``/``data-zone``/``data-slot`` attributes and classes) and compares them
+with the position the replay checker reaches after that many steps, computed here from the
+solution text alone; it also opens ``#step=N`` directly and steps with the arrow keys and the
+slider. Skipped, saying why, when the browser, its driver or Selenium is missing (``.ci/run``
+installs them). ``python tests/cli/test_html_browser.py docs/replay.png`` remakes the README's
+screenshot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from solver.core.cards import format_card
+from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.explain import describe_steps, explain_steps
+from solver.pyramid.layout import COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.replay import Position, parse_solution
+from solver.pyramid.rules import Rules
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+"""Debian's browser and its WebDriver (packages chromium and chromium-driver)."""
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--window-size=900,1300")
+"""Headless, and nothing that reaches for the network (without these it waits on connections
+that a closed network never answers)."""
+SEED = 32
+"""The deal whose minimum solution the test steps through (35 moves)."""
+SHOT_STEP = 16
+"""The step of the README's screenshot (mid-solution: the next move is a draw)."""
+
+
+def missing() -> str | None:
+    """Why the browser test cannot run here, or None."""
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not os.access(path, os.X_OK):
+            return f"{path} is missing (apt-get install {package}; .ci/run installs it)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    return None
+
+
+pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
+
+
+def start_browser():
+    """A headless Chromium with a fresh profile, through Debian's chromedriver (Selenium never
+    looks for a driver of its own); the profile folder goes when the browser quits."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="pyramid-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.profile_dir = profile
+    return driver
+
+
+def quit_browser(driver) -> None:
+    driver.quit()
+    shutil.rmtree(driver.profile_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = start_browser()
+    yield driver
+    quit_browser(driver)
+
+
+def write_page(path: Path, args) -> None:
+    result = CliRunner().invoke(cli, [*args, "--html", str(path)])
+    assert result.exit_code in (0, 1), result.output
+    assert path.is_file()
+
+
+@pytest.fixture(scope="module")
+def solve_page(tmp_path_factory):
+    path = tmp_path_factory.mktemp("html") / "solve.html"
+    write_page(path, ["solve", "--seed", str(SEED)])
+    doc = CliRunner().invoke(cli, ["solve", "--seed", str(SEED), "--json"]).stdout
+    import json
+
+    steps = parse_solution(" ".join(json.loads(doc)["solution"]))
+    return path, steps
+
+
+READ_CARDS = """
+return Array.from(document.querySelectorAll('[data-card]')).map(function (e) {
+  return [e.dataset.card, e.dataset.zone, Number(e.dataset.slot), e.className];
+});"""
+"""Every card element: its card, zone, slot and classes."""
+
+
+def shown(driver) -> dict:
+    """The cards the page shows, by zone: pyramid {position: card}, stock/waste/removed as lists
+    in slot order; and the sets of covered, highlighted (used next), dead and face-down cards."""
+    out = {"pyramid": {}, "stock": {}, "waste": {}, "removed": {}, "covered": set(),
+           "uses": set(), "dead": set(), "down": set()}
+    for card, zone, slot, classes in driver.execute_script(READ_CARDS):
+        assert slot not in out[zone], (zone, slot)
+        out[zone][slot] = card
+        for mark in ("covered", "uses", "dead", "down"):
+            if mark in classes.split():
+                out[mark].add(card)
+    for zone in ("stock", "waste", "removed"):
+        assert sorted(out[zone]) == list(range(len(out[zone])))
+        out[zone] = [out[zone][k] for k in range(len(out[zone]))]
+    return out
+
+
+def expected(pos: Position, removed: list[int], next_step) -> dict:
+    """What the page must show for ``pos`` (replay checker), the cards removed so far in order,
+    and the next step (None at the end)."""
+    pyramid = {p: format_card(int(pos.deal[p])) for p in range(PYRAMID_CARDS)
+               if pos.present >> p & 1}
+    covered = {format_card(int(pos.deal[p])) for p in pyramid if pos.present & int(COVER_MASK[p])}
+    if next_step is None:
+        uses = set()
+    elif next_step[0] == "recycle":
+        uses = {format_card(c) for c in pos.waste}
+    else:
+        uses = {format_card(s.card) for s in explain_steps(pos.deal, pos.rules, [next_step],
+                                                           pos)[0].cards}
+    return {"pyramid": pyramid, "stock": [format_card(c) for c in pos.stock],
+            "waste": [format_card(c) for c in pos.waste],
+            "removed": [format_card(c) for c in removed], "covered": covered, "uses": uses}
+
+
+def check_step(driver, pos: Position, removed: list[int], steps, k: int) -> None:
+    """The page shows step ``k`` of ``steps`` (``pos`` is the checker's position there)."""
+    from selenium.webdriver.common.by import By
+
+    assert driver.find_element(By.TAG_NAME, "body").get_attribute("data-step") == str(k)
+    page = shown(driver)
+    want = expected(pos, removed, steps[k] if k < len(steps) else None)
+    for key, value in want.items():
+        assert page[key] == value, (k, key, page[key], value)
+    stock_top = pos.stock[-1:] if pos.rules.stock_top else []
+    assert page["down"] == {format_card(c) for c in pos.stock} - {format_card(c) for c in stock_top}
+    assert driver.find_element(By.ID, "counter").text == f"move {k} of {len(steps)}"
+    if k:
+        line = describe_steps(pos.deal, pos.rules, steps)[k - 1].split(". ", 1)[1]
+        played = driver.find_element(By.ID, "played").text
+        assert played.startswith(f"Played: {k}. ")
+        assert " ".join(played.split()[2:]) == " ".join(line.split())
+
+
+def positions_along(deal, rules: Rules, steps):
+    """``(position, removed cards in order)`` after 0, 1, ... len(steps) steps (replay
+    checker)."""
+    pos = Position(deal, rules)
+    removed: list[int] = []
+    out = [(pos.copy(), list(removed))]
+    for step in steps:
+        pos.apply(step)
+        if step[0] in ("pair", "king"):
+            removed += list(step[1:])
+        out.append((pos.copy(), list(removed)))
+    return out
+
+
+def test_next_through_a_whole_solution_shows_the_checker_positions(browser, solve_page):
+    from selenium.webdriver.common.by import By
+
+    path, steps = solve_page
+    browser.get(path.as_uri())
+    along = positions_along(deal_from_seed(SEED), Rules(), steps)
+    for k, (pos, removed) in enumerate(along):
+        if k:
+            browser.find_element(By.ID, "next").click()
+        check_step(browser, pos, removed, steps, k)
+    assert browser.find_element(By.ID, "next").get_attribute("disabled") is not None
+    assert browser.execute_script("return location.hash") == f"#step={len(steps)}"
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_a_step_in_the_url_the_arrow_keys_and_the_slider(browser, solve_page):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    path, steps = solve_page
+    along = positions_along(deal_from_seed(SEED), Rules(), steps)
+    browser.get(path.as_uri() + "#step=17")
+    check_step(browser, *along[17], steps, 17)
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    check_step(browser, *along[18], steps, 18)
+    body.send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT)
+    check_step(browser, *along[16], steps, 16)
+    body.send_keys(Keys.END)
+    check_step(browser, *along[len(steps)], steps, len(steps))
+    body.send_keys(Keys.ARROW_RIGHT)  # past the end: stays
+    check_step(browser, *along[len(steps)], steps, len(steps))
+    body.send_keys(Keys.HOME)
+    check_step(browser, *along[0], steps, 0)
+    slider = browser.find_element(By.ID, "slider")
+    slider.click()  # the middle of the track
+    k = int(slider.get_attribute("value"))
+    assert 0 < k < len(steps)
+    check_step(browser, *along[k], steps, k)
+    slider.send_keys(Keys.ARROW_RIGHT)  # the slider's own key: one step, not two
+    check_step(browser, *along[k + 1], steps, k + 1)
+    browser.get(path.as_uri() + "#step=3")  # a link to a step, followed from the page
+    check_step(browser, *along[3], steps, 3)
+    browser.execute_script("location.hash = '#step=9'")
+    check_step(browser, *along[9], steps, 9)
+
+
+def test_a_lost_deal_and_a_checked_line(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    lost = tmp_path / "lost.html"
+    write_page(lost, ["solve", "--seed", "9"])
+    browser.get(lost.as_uri() + "#step=5")
+    page = shown(browser)
+    assert "6c" in page["dead"] and len(page["dead"]) == 1
+    notes = browser.find_element(By.ID, "notes").text
+    assert "Why: 6c (row 7, card 5) can never go" in notes and "Best partial result" in notes
+    moves = "6d+7d 2h+Js draw draw 3c+Td"  # 2h+Js is where seed 32 was lost
+    checked = tmp_path / "check.html"
+    write_page(checked, ["check", "--seed", "32", "--solution", moves])
+    browser.get(checked.as_uri() + "#step=1")
+    page = shown(browser)
+    assert page["uses"] == {"2h", "Js"}
+    losing = browser.find_elements(By.CSS_SELECTOR, ".card.uses.losing")
+    assert {e.get_attribute("data-card") for e in losing} == {"2h", "Js"}
+    assert "loses the deal" in browser.find_element(By.ID, "upcoming").text
+    assert browser.find_element(By.CSS_SELECTOR, "#moves li.lost").get_attribute(
+        "data-move") == "2"
+
+
+def save_screenshot(out: Path) -> None:
+    """The README's screenshot: seed ``SEED``'s solution at step ``SHOT_STEP``."""
+    with tempfile.TemporaryDirectory() as folder:
+        page = Path(folder) / "replay.html"
+        write_page(page, ["solve", "--seed", str(SEED)])
+        driver = start_browser()
+        try:
+            driver.set_window_size(760, 1000)
+            driver.get(page.as_uri() + f"#step={SHOT_STEP}")
+            driver.execute_script("document.querySelectorAll('.card').forEach("
+                                  "function (c) { c.style.transition = 'none'; });")
+            driver.save_screenshot(str(out))
+        finally:
+            quit_browser(driver)
+
+
+if __name__ == "__main__":
+    if missing():
+        sys.exit(missing())
+    save_screenshot(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/replay.png"))
