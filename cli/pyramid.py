@@ -32,7 +32,7 @@ from cli.common import (
     json_option,
     want_color,
 )
-from cli.replay_html import check_html_path, html_option
+from cli.replay_html import check_html_path, html_option, save_result_page
 from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
 from solver.core.text import quoted
 
@@ -356,18 +356,6 @@ def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, afte
         print_solve(n, ident, deal, rules, result, pos, played, after is not None, as_json,
                     color)
     sys.exit(exit_code_for(outcomes))
-
-
-def save_result_page(path: str, ident: dict, deal, rules: Rules, result, pos, played,
-                     max_states: int, timeout: float | None, notes: tuple = ()) -> None:
-    """``--html`` of solve and hint: the result's page (``cli.replay_html.result_page``; a lost
-    deal's best partial line is searched here, within the same limits)."""
-    from cli.replay_html import result_page, write_page
-
-    with engines_loading():  # the partial search's kernels, for a lost deal
-        page = result_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules, result,
-                           played, pos, max_states, timeout, notes)
-    write_page(path, page)
 
 
 def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, after: bool,

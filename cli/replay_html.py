@@ -55,6 +55,18 @@ def write_page(path: str, page) -> None:
         raise InputError(f"{OPTION} {clip(path)}: cannot write it ({e.strerror or e})") from None
 
 
+def save_result_page(path: str, ident: dict, deal, rules, result, pos, played,
+                     max_states: int, timeout: float | None, notes: tuple = ()) -> None:
+    """``--html`` of solve and hint: the result's page (``result_page``; a lost deal's best
+    partial line is searched here, within the same limits)."""
+    from cli.pyramid import deal_title, engines_loading
+
+    with engines_loading():  # the partial search's kernels, for a lost deal
+        page = result_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules, result,
+                           played, pos, max_states, timeout, notes)
+    write_page(path, page)
+
+
 def as_note(line: str) -> str:
     """A sentence of the text output as a note of the page (a colon introducing the numbered
     steps of the text output ends it with a full stop instead)."""
