@@ -179,6 +179,29 @@ def test_analyse_page_of_a_lost_deal_shows_the_same_line(tmp_path):
     assert analyse["steps"] == solve["steps"] and analyse["notes"] == solve["notes"]
 
 
+def test_analyse_page_of_a_won_deal_shows_the_line_and_its_narrow_steps(tmp_path):
+    args = ["analyse", "--seed", "32", "--playouts", "0", "-q"]
+    doc = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
+    data = embedded_data(html_of(args, tmp_path))
+    assert [s["notation"] for s in data["steps"]] == doc["solution"]
+    if doc["narrow_steps"]:
+        assert data["notes"] == [f"Narrow steps (only one move keeps the deal winnable): "
+                                 f"{', '.join(map(str, doc['narrow_steps']))}."]
+
+
+def test_a_search_stopped_by_a_limit_gives_a_page_without_a_line(tmp_path):
+    data = embedded_data(html_of(["solve", "--seed", "32", "--max-states", "5"], tmp_path,
+                                 code=3))
+    assert data["verdict"].startswith("Unknown (--max-states limit reached)")
+    assert data["steps"] == [] and len(data["positions"]) == 1
+
+
+def test_hint_page_of_a_lost_deal_shows_the_partial_line(tmp_path):
+    data = embedded_data(html_of(["hint", "--seed", "9"], tmp_path, code=1))
+    solve = embedded_data(html_of(["solve", "--seed", "9"], tmp_path, "s.html", code=1))
+    assert data["steps"] == solve["steps"] and data["notes"] == solve["notes"]
+
+
 def test_check_page_marks_the_move_that_lost(tmp_path):
     moves = "6d+7d 2h+Js draw draw 3c+Td"  # 2h+Js loses seed 32 (check says so: its JSON)
     doc = json.loads(CliRunner().invoke(cli, ["check", "--seed", "32", "--solution", moves,
