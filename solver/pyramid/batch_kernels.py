@@ -35,8 +35,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from solver.core.rng import shuffle
-from solver.pyramid.dfs import decide
-from solver.pyramid.free_search import FREE_DEPTH, LOST, UNKNOWN, WON, dead, dead_after
+from solver.pyramid.dfs import decide_free
+from solver.pyramid.free_search import (FREE_DEPTH, LOST, PROOF_AFTER, UNKNOWN, WON, dead,
+                                        dead_after, start_lost)
+from solver.pyramid.subgame import SubgameBuffers, subgame_buffers
 from solver.pyramid.lost_table import table_has, table_put
 from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
 from solver.pyramid.state import FREE_TAG, START, apply_free, deal_tables_into, gen_free, is_won
@@ -94,7 +96,7 @@ def _clear(table, touched, n):
 
 
 @njit(cache=True)
-def free_search_small(tabs, rule, max_states, table, touched, moves, counts, stack):
+def free_search_small(tabs, rule, max_states, table, touched, moves, counts, stack, sub):
     """``dfs`` free-stock search from ``START`` with the small table: ``(outcome, expanded)``,
     or ``(-1, 0)`` when the table filled up (the caller searches again with ``dfs.decide``).
     The table is left clean."""
@@ -126,6 +128,8 @@ def free_search_small(tabs, rule, max_states, table, touched, moves, counts, sta
             if max_states > 0 and expanded >= max_states:
                 outcome = UNKNOWN
                 break
+            if expanded == PROOF_AFTER and start_lost(start, tabs, rule, sub):
+                break
             expanded += 1
             depth += 1
             stack[depth] = child
@@ -155,6 +159,7 @@ class ChunkBuffers(NamedTuple):
     path: np.ndarray
     table: np.ndarray
     touched: np.ndarray
+    sub: SubgameBuffers
 
 
 @njit(cache=True)
@@ -165,7 +170,7 @@ def chunk_buffers(depth):
                         np.empty(VALUES, dtype=np.uint64), np.empty(PYRAMID_CARDS, dtype=np.uint64),
                         np.empty(PYRAMID_CARDS, dtype=np.uint64), np.empty(FREE_DEPTH, dtype=np.uint64),
                         np.empty(depth, dtype=np.int64), np.zeros(size, dtype=np.uint64),
-                        np.empty(size, dtype=np.int64))
+                        np.empty(size, dtype=np.int64), subgame_buffers())
 
 
 @njit(cache=True)
@@ -174,9 +179,9 @@ def decide_unlimited(deal, rule, max_states, ws, buf):
     with ``buf`` (``ChunkBuffers``) instead of fresh arrays: ``(outcome, expanded)``."""
     tabs = deal_tables_into(deal, buf.val, buf.vmask, buf.pmates, buf.reach, buf.sval)
     o, e = free_search_small(tabs, rule, max_states, buf.table, buf.touched, ws.moves, ws.counts,
-                             buf.stack)
+                             buf.stack, buf.sub)
     if o < 0:
-        o, _, e = decide(deal, START, rule, max_states, ws, buf.path)
+        o, _, e = decide_free(deal, START, rule, max_states, ws, buf.path)
     return o, e
 
 

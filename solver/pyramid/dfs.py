@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.pyramid.free_search import FREE_DEPTH, free_search
+from solver.pyramid.free_search import FREE_DEPTH, PROOF_AFTER, free_search_proving
 from solver.pyramid.limited import concrete_search
 from solver.pyramid.lost_table import LostTable, WorkspaceArgs, table_clear
 from solver.pyramid.rules import RuleArgs
@@ -26,14 +26,16 @@ a second time, next to the limited search's int64 row)."""
 
 @njit(cache=True)
 def decide_free(deal, start, rule, max_states, ws, path):
-    """``decide`` under unlimited recycles (``rule.recycles < 0``): the free-stock search alone.
+    """``decide`` under unlimited recycles (``rule.recycles < 0``): the free-stock search alone,
+    with the subgame proofs of the start after ``PROOF_AFTER`` positions.
 
     A kernel of its own so that the default rules never compile the limited-recycles search
     (``solver.pyramid.limited`` and ``solver.pyramid.prune``): a few seconds of the first run.
     """
     tabs = deal_tables(deal)
     lost = LostTable(ws.table, 0, False)
-    o, length, e, lost = free_search(tabs, start, rule, max_states, ws, lost, FREE_BASE, path)
+    o, length, e, lost = free_search_proving(tabs, start, rule, max_states, ws, lost, FREE_BASE,
+                                             path, PROOF_AFTER)
     if not lost.grown:
         table_clear(ws.table, ws.touched, lost.n)
     return o, length, e

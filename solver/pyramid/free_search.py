@@ -15,6 +15,8 @@ from numba import njit
 
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.lost_table import table_add, table_has
+from solver.pyramid.subgame import (closed, one_class_lost, subgame_buffers,
+                                    two_classes_lost)
 from solver.pyramid.state import (FREE_TAG, MOVE_PAIR, PYR_MASK, STOCK_MASK, apply_free, gen_free,
                                   is_won, lowest_bit_index, move_a, move_kind)
 
@@ -38,6 +40,11 @@ WON_TAG = np.uint64(1 << 63)
 """With ``FREE_TAG``: a free-stock position known to be won (cached answers of the oracle)."""
 FREE_DEPTH = PYRAMID_CARDS + STOCK_CARDS + 2
 """Deepest free-stock line: every card removed once, plus slack."""
+PROOF_AFTER = np.int64(32)
+"""Positions a search under unlimited recycles expands before it tries the subgame proofs of
+its start (won deals mostly finish sooner, on their first descent: they never pay for them)."""
+NO_PROOF = np.int64(-1)
+"""``proof_after`` of a search that never tries them."""
 
 
 @njit(cache=True)
@@ -79,7 +86,21 @@ def dead_after(child, m, tabs, rule):
 
 
 @njit(cache=True)
+def start_lost(start, tabs, rule, sb):
+    """True when a subgame of one or two classes of ``start`` is lost (``solver.pyramid.subgame``):
+    a proof that ``start`` is lost, tried once a search has run ``PROOF_AFTER`` positions."""
+    return closed(start) and (one_class_lost(start, tabs, rule, sb)
+                              or two_classes_lost(start, tabs, rule, sb))
+
+
+@njit(cache=True)
 def free_search(tabs, start, rule, max_states, ws, lost, base, path):
+    """``free_search_proving`` without the subgame proofs (the limited-recycles oracle)."""
+    return free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, NO_PROOF)
+
+
+@njit(cache=True)
+def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, proof_after):
     """Depth-first search of the free-stock abstraction from ``start`` (its pointer ignored).
 
     Uses rows ``base..`` of ``ws.moves``/``ws.counts``. Positions proven lost are stored as
@@ -87,6 +108,10 @@ def free_search(tabs, start, rule, max_states, ws, lost, base, path):
     the memory of the limited-recycles search's oracle. Returns ``(outcome, path_length,
     expanded, lost)``; on a fresh win ``path[:length]`` holds the moves (a win found in the table
     has length -1: no moves known).
+
+    When ``proof_after`` positions have been expanded and the deal is still open, the subgame
+    proofs are tried on ``start`` once (``start_lost``; ``NO_PROOF``: never): a deal the search
+    does not settle quickly is most often lost, and most lost deals have such a proof.
     """
     moves = ws.moves
     counts = ws.counts
@@ -122,6 +147,8 @@ def free_search(tabs, start, rule, max_states, ws, lost, base, path):
                 continue
             if max_states > 0 and expanded >= max_states:
                 return UNKNOWN, 0, expanded, lost
+            if expanded == proof_after and start_lost(start, tabs, rule, subgame_buffers()):
+                return LOST, 0, expanded, lost
             expanded += 1
             depth += 1
             stack[depth] = child

@@ -88,7 +88,7 @@ def test_a_full_small_table_falls_back_to_dfs_decide():
     rules = Rules()
     ws = Workspace.create(rules)
     big = chunk_buffers(len(ws.counts))
-    tiny = ChunkBuffers(*big[:7], np.zeros(16, dtype=np.uint64), np.empty(16, dtype=np.int64))
+    tiny = big._replace(table=np.zeros(16, dtype=np.uint64), touched=np.empty(16, dtype=np.int64))
     deals = deals_from_seeds(np.arange(300))
     want_outcome, want_states = reference(deals, rules)
     assert (want_states > 100).any()
