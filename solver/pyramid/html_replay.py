@@ -180,8 +180,10 @@ def write_html(path: str, text: str) -> None:
 
     A regular file (or a new one) is written beside itself and renamed over, so that a failed
     write (a full disk) leaves no half page and an older page stays whole; anything else that
-    exists already (``/dev/stdout``, a FIFO) is written in place."""
+    exists already (``/dev/stdout``, a FIFO) is written in place. A symbolic link is followed:
+    its target is written, the link stays."""
     data = text.encode("utf-8")
+    path = os.path.realpath(path)
     if os.path.exists(path) and not os.path.isfile(path):
         with open(path, "wb") as f:
             f.write(data)

@@ -23,7 +23,8 @@ from faults import assert_clean_failure, run_pyramid
 from solver.core.cards import card_rank, format_card, parse_card
 from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.html_replay import (DATA_MARK, TEMPLATE, ReplayPage, dead_cards,
-                                        embedded_data, page_data, render_html, template)
+                                        embedded_data, page_data, render_html, template,
+                                        write_html)
 from solver.pyramid.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
 from solver.pyramid.replay import Position, format_step, parse_solution
 from solver.pyramid.rules import PRESETS, Rules, find_rules
@@ -270,6 +271,24 @@ def test_the_template_is_shipped_as_package_data():
 
 
 # --------------------------------------------------------------------------- options and errors
+
+def test_write_html_keeps_an_older_page_whole_and_follows_links(tmp_path, monkeypatch):
+    page = tmp_path / "page.html"
+    page.write_text("older page")
+    link = tmp_path / "link.html"
+    link.symlink_to(page)
+    write_html(str(link), "newer page")
+    assert link.is_symlink() and page.read_text() == "newer page"
+
+    def full_disk(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError):
+        write_html(str(page), "a page that does not fit")
+    assert page.read_text() == "newer page"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "page.html"]
+
 
 def test_several_deals_are_refused_with_html(tmp_path):
     deals = tmp_path / "deals.txt"
