@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, csv_fields, parquet_arrays, parquet_fields
+from solver.batch.csv_kernel import FRACTION_DIGITS, INT_CHARS, fill_rows, name_table
 from solver.batch.summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
 from solver.core.cards import format_card
 from solver.core.extras import install_hint
@@ -161,8 +162,32 @@ WINNABLE_TEXT = ("false", "true", "")
 """The CSV text of ``winnable`` per outcome code (lost, won, unknown)."""
 
 
+CARD_BYTES = _CARD_TEXT.view(np.uint8).reshape(DECK_CARDS, 2)
+"""``CARD_BYTES[c]``: the two ASCII characters of card ``c``."""
+WINNABLE_NAMES = name_table(WINNABLE_TEXT)
+OUTCOME_TABLE = name_table(OUTCOME_NAMES)
+REASON_TABLE = name_table(REASON_NAMES)
+"""The column texts per code, as ``csv_kernel.fill_rows`` reads them."""
+ROW_BYTES = (INT_CHARS + 1 + _DEAL_CHARS + 1 + WINNABLE_NAMES.width + 1 + INT_CHARS + 1
+             + INT_CHARS + 1 + INT_CHARS + 1 + FRACTION_DIGITS + 1 + OUTCOME_TABLE.width + 1
+             + REASON_TABLE.width + 1)
+"""Most bytes of one CSV row without analysis columns (every int at its widest)."""
+
+
+def csv_bytes(r: ChunkResult) -> bytes:
+    """The chunk's rows as CSV text without header, ASCII-encoded: one ``fill_rows`` kernel
+    call writes the rows of a chunk without analysis columns (the format of ``csv_rows``)."""
+    if r.analysis is not None:
+        return csv_rows(r).encode("ascii")
+    buf = np.empty(len(r) * ROW_BYTES, dtype=np.uint8)
+    n = fill_rows(r.ids, r.deals, r.outcome, r.moves, r.states, r.ns, r.reason, CARD_BYTES,
+                  *WINNABLE_NAMES, *OUTCOME_TABLE, *REASON_TABLE, NO_MOVES, NS_PER_MS, buf)
+    return buf[:n].tobytes()
+
+
 def csv_rows(r: ChunkResult) -> str:
-    """The chunk's rows as CSV text without header."""
+    """The chunk's rows as CSV text without header, a row at a time in Python (the reference
+    format; ``csv_bytes`` writes rows without analysis columns in one kernel call)."""
     texts = deal_texts(r.deals)
     tails = [""] * len(r) if r.analysis is None else csv_fields(r.analysis)
     out = io.StringIO()
@@ -226,10 +251,17 @@ def write_text_atomic(path: str, text: str) -> None:
     write_atomic(path, write)
 
 
+def write_bytes_atomic(path: str, data: bytes) -> None:
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            f.write(data)
+    write_atomic(path, write)
+
+
 def write_part(path: str, r: ChunkResult, fmt: str, id_column: str) -> None:
     """One chunk's rows as a file of its own (CSV without header, or Parquet)."""
     if fmt == "csv":
-        write_text_atomic(path, csv_rows(r))
+        write_bytes_atomic(path, csv_bytes(r))
     else:
         _, pq = require_pyarrow()
         table = parquet_table(r, id_column)
