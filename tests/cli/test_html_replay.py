@@ -5,7 +5,13 @@ The page is drawn in a real browser by ``test_html_browser.py``; here the data i
 checked: every position is the replay checker's (``Position``, stepped here independently), the
 cards each step uses are in play, the covered cards are those the layout covers, and the dead
 cards are those a plain reading of the rule finds (``reference_dead`` below, written from the
-definition, not from ``solver.pyramid.reasons``)."""
+definition, not from ``solver.pyramid.reasons``).
+
+The golden files pin the data of two pages (tests/golden/html_*.txt, one line per step and per
+position), so that a change of line shows up in review: a search that breaks ties differently
+changes seed 9's best partial line (same count, same length) there. After checking that the
+change is wanted, rewrite them with
+``PYRAMID_UPDATE_GOLDEN=1 python -m pytest tests/cli/test_html_replay.py -k golden``."""
 
 from __future__ import annotations
 
