@@ -13,7 +13,10 @@ so the partial-order reduction of ``gen_concrete`` applies), with
   pruning of ``solver.pyramid.dfs`` (a position with a card that can never be removed has no
   solution);
 * the move generator ``gen_optimal`` of ``solver.pyramid.optimal.moves``, which leaves out moves
-  that a shortest solution never needs;
+  that a shortest solution never needs; after a draw or a recycle, the positions whose only move
+  is another draw or recycle are stepped over (``forced_line``), not stored: the child is the
+  first position with a choice, its moves so far counting every move of the line (about four
+  positions in ten of a hard deal's search were such steps);
 * an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
   f-value exceeds it are not stored.
 """
@@ -29,8 +32,8 @@ from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_
                                           R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,
                                           R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB, find,
                                           queue_push)
-from solver.pyramid.optimal.moves import child_of, gen_optimal
-from solver.pyramid.state import MAX_MOVES, REC_MASK, deal_tables, is_won
+from solver.pyramid.optimal.moves import DROPPED, MAX_FORCED, child_of, forced_line, gen_optimal
+from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, REC_MASK, deal_tables, is_won, move_kind
 
 WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
 """Status codes returned by ``astar_run``: a shortest win found, no win (below the limits),
@@ -78,6 +81,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
         regs[R_HMIN] = 0
         queue_push(head, e_node, e_next, regs, h0, h0, np.int64(0))  # not Literal[0]: one compile
     moves = np.empty(MAX_MOVES, dtype=np.int64)
+    line = np.empty(MAX_FORCED, dtype=np.int64)
     done = 0
     while True:
         if done >= budget:
@@ -118,8 +122,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
         state = keys[i]
         regs[R_EXPANDED] += 1
         done += 1
-        g1 = g + 1
-        if g1 > G_MASK:
+        if g + 1 + MAX_FORCED > G_MASK:
             regs[R_INCOMPLETE] = 1
             continue
         n = gen_optimal(state, tabs, rule, moves)
@@ -127,6 +130,12 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
         for k in range(n - 1, -1, -1):
             m = moves[k]
             child = child_of(state, m, recycles)
+            g1 = g + 1
+            if move_kind(m) <= MOVE_RECYCLE:
+                child, extra = forced_line(child, tabs, rule, line, np.int64(0))
+                if extra == DROPPED:
+                    continue
+                g1 += extra
             if is_won(child, goal_all):
                 if regs[R_GOAL_LEN] == 0 or g1 < regs[R_GOAL_LEN]:
                     regs[R_GOAL_LEN] = g1
@@ -159,7 +168,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
             parent[j] = i
             gs[j] = g1
             queue_push(head, e_node, e_next, regs, f1, hj, j)
-        if regs[R_GOAL_LEN] == g1 and g1 <= f:
+        if regs[R_GOAL_LEN] > 0 and regs[R_GOAL_LEN] <= f:
             return WON
 
 
@@ -177,17 +186,28 @@ def trace(deal, rule, keys, parent, goal_parent, goal_move, out):
         n += 1
         i = parent[i]
     moves = np.empty(MAX_MOVES, dtype=np.int64)
+    line = np.empty(MAX_FORCED, dtype=np.int64)
     length = 0
     for k in range(n - 1, 0, -1):
         s = keys[chain[k]]
         target = keys[chain[k - 1]]
         c = gen_optimal(s, tabs, rule, moves)
         out[length] = -1
+        found = 0
         for q in range(c):
-            if child_of(s, moves[q], rule.recycles) == target:
+            child = child_of(s, moves[q], rule.recycles)
+            extra = 0
+            if move_kind(moves[q]) <= MOVE_RECYCLE:
+                child, extra = forced_line(child, tabs, rule, line, np.int64(0))
+            if child == target and extra != DROPPED:
                 out[length] = moves[q]
+                found = extra
                 break
-        length += 1
+        if length + 1 + found >= len(out):
+            return -1  # longer than the search said: a bug, which the caller reports
+        for j in range(found):  # the draws and recycles the search stepped over (forced_line)
+            out[length + 1 + j] = line[j]
+        length += 1 + found
     if goal_parent >= 0:
         out[length] = goal_move
         length += 1

@@ -6,14 +6,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solver.pyramid.layout import PYRAMID_CARDS
-from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT, PYR_MASK, REC_MASK,
-                                  STOCK_MASK, apply_concrete, encode_move, gen_concrete,
+from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, MOVE_RECYCLE, NO_SLOT,
+                                  PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete, encode_move,
+                                  gen_concrete, move_kind,
                                   lowest_bit_index, push_draw_or_recycle, push_pyramid_pairs,
                                   push_with_card, stock_top, uncovered_mask, waste_top)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+
+MAX_FORCED = 2 * (STOCK_CARDS + 1)
+"""Most draws and recycles ``forced_line`` follows: a line that has not left them by then has gone
+a whole cycle through the stock without a card to play (so it is dropped)."""
+DROPPED = -1
+"""``forced_line``'s count for a line that leads nowhere (no move at all, or a whole cycle)."""
 
 @njit(cache=True)
 def gen_optimal(state, tabs, rule, out):
@@ -114,3 +121,42 @@ def child_of(state, m, recycles):
     if recycles < 0:
         child &= ~REC_MASK
     return child
+
+
+@njit(cache=True)
+def forced_line(state, tabs, rule, out, n):
+    """Follow the draws and recycles of ``state`` (a position just after a draw or a recycle)
+    while ``gen_optimal`` offers nothing else: such a position has one way on, so the minimum-move
+    search steps over it instead of storing it (a line through it costs the same).
+
+    Just after a draw no pyramid-only move is offered, and the pyramid is the parent's, which
+    offered no pyramid king and no last-partner pair of two pyramid cards (it would have offered
+    that move alone, not the draw); so the only other moves use the waste top or the usable stock
+    top (``_card_in_play``). The moves followed go to ``out[n:]`` (room for ``MAX_FORCED``).
+    Returns ``(position reached, moves followed)``, the count ``DROPPED`` when the line leads
+    nowhere (no move at all, or a whole cycle without a card to play)."""
+    unc = uncovered_mask(state & PYR_MASK)
+    k = 0
+    while True:
+        w = waste_top(state)
+        s = stock_top(state) if rule.stock_top else -1
+        if _card_in_play(w, unc, tabs) or _card_in_play(s, unc, tabs):
+            return state, k
+        if w >= 0 and s >= 0 and tabs.val[PYRAMID_CARDS + w] + tabs.val[PYRAMID_CARDS + s] == 13:
+            return state, k
+        c = push_draw_or_recycle(state, w, stock_top(state), rule.recycles, out, n + k)
+        if c == n + k:
+            return state, DROPPED
+        if k == MAX_FORCED - 1:
+            return state, DROPPED
+        state = child_of(state, out[n + k], rule.recycles)
+        k += 1
+
+
+@njit(cache=True)
+def _card_in_play(i, unc, tabs):
+    """True when stock card ``i`` (-1: none) is a king or pairs with an uncovered pyramid card."""
+    if i < 0:
+        return False
+    v = tabs.val[PYRAMID_CARDS + i]
+    return v == 13 or (unc & tabs.vmask[13 - v]) != _ZERO

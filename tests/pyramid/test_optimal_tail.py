@@ -1,0 +1,104 @@
+"""The minimum-move search's speed-ups for its slow tail, checked on positions where they fire.
+
+* forced lines (``solver.pyramid.optimal.moves.forced_line``): after a draw or a recycle the
+  search steps over positions whose only move is another draw or recycle. Checked against the
+  generator itself: along every line it follows, ``gen_optimal`` offers exactly that one move at
+  each position stepped over, and something else (or nothing: a dropped line) where it stops; on
+  positions reached by random play under all 32 rule combinations.
+* whole answers: the search agrees with the plain BFS of ``tests/reference/bfs.py`` on endgames
+  where lines are stepped over (``test_optimal.py`` checks seeded deals and more endgames).
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+
+import numpy as np
+import pytest
+from reference.bfs import bfs_shortest
+from reference.pyramid import endgame_position
+from test_optimal_bound import ALL_RULES, packed
+
+from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid.optimal.moves import DROPPED, MAX_FORCED, child_of, forced_line, gen_optimal
+from solver.pyramid.replay import Position
+from solver.pyramid.rules import Rules, rule_args
+from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, deal_tables, move_kind
+from solver.pyramid.winnable import Outcome
+
+
+def generic_line(state, tabs, rule) -> tuple[np.uint64, int]:
+    """The line ``forced_line`` should follow, by ``gen_optimal`` alone: (end, moves) or
+    (state, ``DROPPED``) when it reaches a position with no move or runs past ``MAX_FORCED``."""
+    moves = np.zeros(MAX_MOVES, dtype=np.int64)
+    s = np.uint64(state)
+    for k in range(MAX_FORCED + 1):
+        n = gen_optimal(s, tabs, rule, moves)
+        if n == 0:
+            return s, DROPPED
+        if n > 1 or move_kind(moves[0]) > MOVE_RECYCLE:
+            return s, k
+        s = child_of(s, moves[0], rule.recycles)
+    return s, DROPPED
+
+
+def check_line(state, tabs, rule) -> int:
+    """``forced_line`` from ``state`` stops where ``generic_line`` does (the same position and
+    count, or both drop the line); returns the moves followed."""
+    line = np.zeros(MAX_FORCED, dtype=np.int64)
+    end, k = forced_line(np.uint64(state), tabs, rule, line, np.int64(0))
+    want_end, want_k = generic_line(state, tabs, rule)
+    if want_k == DROPPED:
+        assert k == DROPPED, (hex(int(state)), k)
+        return 0
+    assert (int(end), int(k)) == (int(want_end), want_k), hex(int(state))
+    return int(k)
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe().replace(" ", "-"))
+def test_forced_lines_follow_the_only_move(rules):
+    rng = random.Random(zlib.crc32(rules.describe().encode()))
+    rule = rule_args(rules)
+    followed = lines = 0
+    moves = np.zeros(MAX_MOVES, dtype=np.int64)
+    for seed in range(8):
+        deal = deal_from_seed(900 + seed)
+        tabs = deal_tables(deal)
+        pos = Position(deal, rules)
+        for _ in range(100):
+            state = np.uint64(packed(pos))
+            n = gen_optimal(state, tabs, rule, moves)
+            for m in moves[:n]:
+                if move_kind(m) <= MOVE_RECYCLE:
+                    followed += check_line(child_of(state, m, rule.recycles), tabs, rule)
+                    lines += 1
+            legal = pos.legal_steps()
+            if not legal or pos.is_won():
+                break
+            pos.apply(rng.choice(legal))
+    assert lines > 50 and followed > 20, (lines, followed)
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(recycles=0), Rules(recycles=1, stock_top=True),
+                                   Rules(recycles=2, overlap=False, stock_top=True),
+                                   Rules(goal="all", stock_top=True)],
+                         ids=lambda r: r.describe().replace(" ", "-"))
+def test_search_with_forced_lines_agrees_with_plain_bfs(rules):
+    """Endgames with a fuller stock than ``test_optimal``'s (so lines are stepped over)."""
+    checked = 0
+    for i in range(10):
+        deal = deal_from_seed(600 + i)
+        pos = endgame_position(deal, rules, seed=i, pyramid_left=5 + i % 3, stock_left=9 + i % 4)
+        start = packed(pos)
+        expected, _ = bfs_shortest(deal, rules, start=start, max_states=2_000_000)
+        if expected is None:
+            continue
+        result = solve_optimal(deal, rules, start=start)
+        if expected < 0:
+            assert result.outcome == Outcome.LOST, i
+        else:
+            assert result.outcome == Outcome.WON and result.moves == expected, i
+        checked += 1
+    assert checked >= 8
