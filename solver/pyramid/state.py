@@ -108,9 +108,11 @@ AFTER_DRAW = np.uint64(field_mask("after_draw"))
 START = np.uint64(field_mask("pyramid") | field_mask("stock"))
 """The position at the start of every deal: all 52 cards in play, empty waste, no recycles."""
 
-MOVE_DRAW, MOVE_RECYCLE, MOVE_KING, MOVE_PAIR = 0, 1, 2, 3
+MOVE_DRAW, MOVE_RECYCLE, MOVE_KING, MOVE_PAIR = (np.int64(k) for k in range(4))
 """Move kinds (``MOVE_KING``: a king removed alone; the rank is ``solver.core.cards.KING``). A
-``MOVE_PAIR`` of two pyramid slots is an overlap pair when one covers the other."""
+``MOVE_PAIR`` of two pyramid slots is an overlap pair when one covers the other. int64, like
+``NO_SLOT``: a plain int constant would make numba compile ``encode_move`` once per literal
+value its callers pass (four kinds, and 63), where int64 arguments give one compile."""
 MOVE_FIELDS = (("kind", 0, 4), ("a", 4, 6), ("b", 10, 6))
 """A move's fields as ``(name, first bit, width)``: its kind and its two slots."""
 MOVE_KIND_MASK = (1 << MOVE_FIELDS[0][2]) - 1
@@ -118,7 +120,7 @@ MOVE_A_SHIFT = MOVE_FIELDS[1][1]
 MOVE_B_SHIFT = MOVE_FIELDS[2][1]
 SLOT_MASK = (1 << MOVE_FIELDS[1][2]) - 1
 """A slot field, shifted down (slots 0..51, and ``NO_SLOT``)."""
-NO_SLOT = SLOT_MASK
+NO_SLOT = np.int64(SLOT_MASK)
 MAX_MOVES = 256
 """Room for the moves of one position (at most 28 kings/pairs per card class, far below this)."""
 
@@ -270,7 +272,7 @@ def remove_slot(state, slot):
 def canon_pointer(state, ptr):
     """Set the pointer field to ``1 + highest in-play index below ptr`` (0 if none)."""
     stock = (state & STOCK_MASK) >> STOCK_SHIFT
-    w = highest_bit_below(stock, ptr)
+    w = highest_bit_below(stock, np.int64(ptr))  # one compile, whatever int the caller has
     return (state & ~PTR_MASK) | (np.uint64(w + 1) << PTR_SHIFT)
 
 
@@ -341,18 +343,25 @@ def push_pyramid_pairs(pyr, unc, tabs, overlap, out, n):
             out[n] = encode_move(MOVE_PAIR, p, q)
             n += 1
     if overlap:
-        # covered present cards one of whose covers is uncovered and the other gone
-        cov = pyr & ~unc
-        while cov:
-            p = lowest_bit_index(cov)
-            cov &= cov - _ONE
-            for k in range(2):
-                c = COVERED_BY[p, k]
-                o = COVERED_BY[p, 1 - k]
-                if (unc >> np.uint64(c)) & _ONE and not (pyr >> np.uint64(o)) & _ONE \
-                        and val[p] + val[c] == 13:
-                    out[n] = encode_move(MOVE_PAIR, c, p)
-                    n += 1
+        # present cards one of whose two covers is uncovered and the other gone, by row shifts
+        # (the cover at row r+1, column j or j+1 of a card at row r, column j, shifted onto it)
+        left = _ZERO
+        right = _ZERO
+        for r in range(PYRAMID_ROWS - 1):
+            u = unc & ROW_MASKS[r + 1]
+            gone = ~pyr & ROW_MASKS[r + 1]
+            s1 = np.uint64(r + 1)
+            s2 = np.uint64(r + 2)
+            left |= (u >> s1) & (gone >> s2) & ROW_MASKS[r]
+            right |= (u >> s2) & (gone >> s1) & ROW_MASKS[r]
+        cand = (left | right) & pyr
+        while cand:
+            p = lowest_bit_index(cand)
+            cand &= cand - _ONE
+            c = COVERED_BY[p, 0] if (left >> np.uint64(p)) & _ONE else COVERED_BY[p, 1]
+            if val[p] + val[c] == 13:
+                out[n] = encode_move(MOVE_PAIR, c, p)
+                n += 1
     return n
 
 
