@@ -2,10 +2,11 @@
 
 Every move counts one (draw, recycle, pair, overlap pair, king), under any rule variant. The
 kernels are in ``solver.pyramid.optimal`` (``tables``, ``bound``, ``index``, ``moves``,
-``astar``); this module validates input, runs the winnability search
-first (``solver.pyramid.winnable``: it proves lost deals far faster, and the length of its solution is an
-upper bound that keeps A* from storing longer lines), drives the A* kernel in slices (to check
-the clock and to enlarge its arrays), and turns the move list into steps.
+``astar``); this module validates input, runs the winnability search and A* in turns
+(``solver.pyramid.winnable``: it proves lost deals far faster, and the length of its solution is
+an upper bound that keeps A* from storing longer lines; but under limited recycles A* often
+finds a shortest win sooner than it finds any), drives the A* kernel in slices (to check the
+clock and to enlarge its arrays), and turns the move list into steps.
 
 Memory: a stored position costs about ``BYTES_PER_POSITION`` bytes (8 packed position, 4 parent,
 2 moves so far, 5.3 to 10.7 in the hash index of int32 slots kept at most 3/4 full, and 8 for a
@@ -274,59 +275,113 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
                            reason=REASON_MEMORY)
 
 
+FIRST_WINNABILITY_STATES = 20_000
+"""The winnability search's first turn (``_search``); each later turn has four times as many."""
+
+
+def _rounds(max_states: int):
+    """The turns of ``_search``: ``(winnability positions, A* expansions in all)``, the
+    winnability search's turns growing fourfold up to ``DEFAULT_WINNABILITY_STATES`` (or
+    ``max_states``), then A* alone without a cap (0) in the last turn."""
+    cap = DEFAULT_WINNABILITY_STATES if max_states == 0 else min(max_states,
+                                                                  DEFAULT_WINNABILITY_STATES)
+    dfs = min(FIRST_WINNABILITY_STATES, cap)
+    total = 0
+    while True:
+        total += dfs
+        if dfs >= cap:
+            yield dfs, 0
+            return
+        yield dfs, total
+        dfs = min(4 * dfs, cap)
+
+
+def _drive(ws: OptimalWorkspace, deal, ctab, begin, rule, regs: np.ndarray, a_cap: int,
+           deadline: float | None, max_positions: int) -> tuple[int, str | None]:
+    """Run A* (resuming from ``regs``) until it settles, reaches ``a_cap`` expansions in all
+    (``astar.LIMIT``; 0 = no cap), or a limit stops it; returns ``(status, reason)``, the reason
+    set only for a limit of the caller's (memory, clock)."""
+    while True:
+        status = astar.astar_run(deal, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))
+        if status == astar.GROW_NODES:
+            if not ws.grow_nodes(max_positions):
+                return status, REASON_MEMORY
+        elif status == astar.GROW_INDEX:
+            if not ws.grow_index(int(regs[R_NODES])):
+                return status, REASON_MEMORY
+        elif status == astar.GROW_ENTRIES:
+            if not ws.grow_entries(max_positions):
+                return status, REASON_MEMORY
+        elif status == astar.PAUSED:
+            if deadline is not None and time.perf_counter() >= deadline:
+                return status, REASON_TIMEOUT
+        else:
+            return status, None
+
+
 def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: float | None,
             workspace: OptimalWorkspace | None, max_positions: int | None,
             t0: float) -> SolveResult:
-    """``solve_optimal`` on checked arguments, its clock started at ``t0``."""
+    """``solve_optimal`` on checked arguments, its clock started at ``t0``.
+
+    The winnability search and A* take turns (``_rounds``): the winnability search proves lost
+    deals far faster, and its solution's length is an upper bound for A*; but under limited
+    recycles it can take far longer to find a win than A* takes to find a shortest one. So it gets
+    ``FIRST_WINNABILITY_STATES`` positions, then A* as many expansions, then the winnability
+    search four times as many (from the start again), and so on, until either settles the deal
+    or the winnability search has had ``DEFAULT_WINNABILITY_STATES``; A* then goes on alone.
+    Under unlimited recycles the winnability search nearly always settles the deal in its first
+    turn."""
     rule = rule_args(rules)
     deadline = None if timeout is None else t0 + timeout
     ctab = class_tables(deal, rule.overlap)
     h0 = int(start_bound(deal, ctab, begin, rule))
-
-    # 1. winnability: proves lost deals, and gives an upper bound for the others
-    dfs_cap = DEFAULT_WINNABILITY_STATES if max_states == 0 else min(max_states,
-                                                                      DEFAULT_WINNABILITY_STATES)
     ws = workspace or OptimalWorkspace.create()
-    first = solve_winnable(deal, rules, max_states=dfs_cap, start=int(begin),
-                           workspace=ws.winnability(rules))
-    spent = first.states
-    if first.outcome == Outcome.LOST:
-        return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
-                           optimal=True)
-    if first.reason == REASON_MEMORY:
-        return SolveResult(Outcome.UNKNOWN, states=spent, seconds=time.perf_counter() - t0,
-                           lower_bound=h0, reason=REASON_MEMORY)
-    upper = _NO_BOUND
-    if first.outcome == Outcome.WON:
-        upper = len(first.solution)
-        if upper <= h0:
-            return SolveResult(Outcome.WON, list(first.solution), states=spent,
-                               seconds=time.perf_counter() - t0, optimal=True, lower_bound=h0)
-
-    # 2. A*
     if max_positions is None:
         max_positions = default_max_positions()
     ws.reset()
-    regs = _new_regs(upper)
-    a_cap = 0 if max_states == 0 else max(1, max_states - spent)
+    regs = _new_regs(_NO_BOUND)
+    spent = 0  # positions of the winnability search, all turns
+    upper = _NO_BOUND
     reason = None
-    while reason is None:
-        status = astar.astar_run(deal, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))
-        if status == astar.GROW_NODES:
-            if not ws.grow_nodes(max_positions):
-                reason = REASON_MEMORY
-        elif status == astar.GROW_INDEX:
-            if not ws.grow_index(int(regs[R_NODES])):
-                reason = REASON_MEMORY
-        elif status == astar.GROW_ENTRIES:
-            if not ws.grow_entries(max_positions):
-                reason = REASON_MEMORY
-        elif status == astar.PAUSED:
-            if deadline is not None and time.perf_counter() >= deadline:
-                reason = REASON_TIMEOUT
-        elif status == astar.LIMIT:
+    status = astar.PAUSED
+    for dfs_cap, a_cap in _rounds(max_states):
+        if max_states > 0:
+            dfs_cap = min(dfs_cap, max_states - spent - int(regs[R_EXPANDED]))
+            if dfs_cap <= 0:
+                reason = REASON_STATES
+                break
+        # 1. winnability: proves lost deals, and gives an upper bound for the others
+        if upper == _NO_BOUND:
+            first = solve_winnable(deal, rules, max_states=dfs_cap, start=int(begin),
+                                   workspace=ws.winnability(rules))
+            spent += first.states
+            if first.outcome == Outcome.LOST:
+                return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
+                                   optimal=True)
+            if first.reason == REASON_MEMORY:
+                return SolveResult(Outcome.UNKNOWN, states=spent,
+                                   seconds=time.perf_counter() - t0, lower_bound=h0,
+                                   reason=REASON_MEMORY)
+            if first.outcome == Outcome.WON:
+                upper = len(first.solution)
+                if upper <= h0:
+                    return SolveResult(Outcome.WON, list(first.solution), states=spent,
+                                       seconds=time.perf_counter() - t0, optimal=True,
+                                       lower_bound=h0)
+                regs[R_UB] = min(int(regs[R_UB]), upper)
+        # 2. A*, up to a_cap expansions in all (0: no cap; none once a solution is known)
+        if upper != _NO_BOUND:
+            a_cap = 0
+        if max_states > 0:
+            left = max(1, max_states - spent)
+            a_cap = left if a_cap == 0 else min(a_cap, left)
+        status, reason = _drive(ws, deal, ctab, begin, rule, regs, a_cap, deadline,
+                                max_positions)
+        if reason is not None or status != astar.LIMIT:
+            break
+        if max_states > 0 and spent + int(regs[R_EXPANDED]) >= max_states:
             reason = REASON_STATES
-        else:
             break
     states = spent + int(regs[R_EXPANDED])
     seconds = time.perf_counter() - t0

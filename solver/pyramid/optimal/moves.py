@@ -7,9 +7,9 @@ import numpy as np
 from numba import njit
 
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, MOVE_RECYCLE, NO_SLOT,
+from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT,
                                   PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete, encode_move,
-                                  gen_concrete, move_kind,
+                                  gen_concrete,
                                   lowest_bit_index, push_draw_or_recycle, push_pyramid_pairs,
                                   push_with_card, stock_top, uncovered_mask, waste_top)
 
