@@ -136,6 +136,8 @@ def forced_line(state, tabs, rule, out, n):
     Returns ``(position reached, moves followed)``, the count ``DROPPED`` when the line leads
     nowhere (no move at all, or a whole cycle without a card to play)."""
     unc = uncovered_mask(state & PYR_MASK)
+    if not _some_card_in_play(state, unc, tabs, rule):
+        return state, DROPPED  # no card the line could stop at: it would only go round
     k = 0
     while True:
         w = waste_top(state)
@@ -160,3 +162,18 @@ def _card_in_play(i, unc, tabs):
         return False
     v = tabs.val[PYRAMID_CARDS + i]
     return v == 13 or (unc & tabs.vmask[13 - v]) != _ZERO
+
+
+@njit(cache=True)
+def _some_card_in_play(state, unc, tabs, rule):
+    """False when no stock or waste card in play could ever stop a forced line: none is a king
+    or pairs with an uncovered pyramid card, and (stock top shown) none has a partner value among
+    the stock and waste cards (two of them could meet as waste top and stock top)."""
+    stock = state & STOCK_MASK
+    if stock & tabs.skings:
+        return True
+    for v in range(1, 13):
+        cards = stock & tabs.sval[v]
+        if cards and ((unc & tabs.vmask[13 - v]) or (rule.stock_top and stock & tabs.sval[13 - v])):
+            return True
+    return False
