@@ -5,6 +5,7 @@
   generator itself: along every line it follows, ``gen_optimal`` offers exactly that one move at
   each position stepped over, and something else (or nothing: a dropped line) where it stops; on
   positions reached by random play under all 32 rule combinations.
+* the tagged hash index of A* (``find_tagged``): every stored key found, no other, after growth;
 * whole answers: the search agrees with the plain BFS of ``tests/reference/bfs.py`` on endgames
   where lines are stepped over (``test_optimal.py`` checks seeded deals and more endgames).
 """
@@ -22,6 +23,7 @@ from test_optimal_bound import ALL_RULES, packed
 
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid.optimal.index import TAG_SHIFT, find_tagged, rehash_tagged, tag_of
 from solver.pyramid.optimal.moves import DROPPED, MAX_FORCED, child_of, forced_line, gen_optimal
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import Rules, rule_args
@@ -102,3 +104,25 @@ def test_search_with_forced_lines_agrees_with_plain_bfs(rules):
             assert result.outcome == Outcome.WON and result.moves == expected, i
         checked += 1
     assert checked >= 8
+
+
+def test_tagged_index_finds_every_key_and_no_other():
+    """The A* index (``find_tagged``): keys stored the way the search stores them, then the index
+    doubled by ``rehash_tagged``; every stored key is found with its node id, and keys never
+    stored are not (their slot is empty), before and after."""
+    rng = np.random.default_rng(15)
+    keys = np.unique(rng.integers(0, 2**63, size=6000, dtype=np.int64).astype(np.uint64))
+    stored, absent = keys[:3000], keys[3000:]
+    nodes = np.zeros(len(stored), dtype=np.uint64)
+    index = np.full(1 << 12, -1, dtype=np.int32)
+    for j, k in enumerate(stored):
+        slot = find_tagged(index, nodes, k)
+        assert slot < 0
+        nodes[j] = k
+        index[-1 - slot] = j | tag_of(k)
+    bigger = np.full(1 << 13, -1, dtype=np.int32)
+    rehash_tagged(bigger, nodes, len(stored))
+    for ix in (index, bigger):
+        assert [find_tagged(ix, nodes, k) for k in stored] == list(range(len(stored)))
+        assert all(find_tagged(ix, nodes, k) < 0 for k in absent)
+    assert (index >= 0).sum() == len(stored) and (index >> TAG_SHIFT).max() > 0

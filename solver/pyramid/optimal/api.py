@@ -34,7 +34,7 @@ from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
 from solver.pyramid.optimal import astar
 from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOAL_LEN, R_GOAL_MOVE,
                                           R_GOAL_PARENT, R_INCOMPLETE, R_NODES, R_UB, AStarArrays,
-                                          rehash)
+                                          MAX_TAGGED_NODES, rehash_tagged)
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import start_bound
 from solver.pyramid.rules import PRESETS, Rules, rule_args
@@ -150,7 +150,7 @@ class OptimalWorkspace:
             index = np.full(2 * len(self.index), -1, dtype=np.int32)
         except MemoryError:
             return False
-        rehash(index, self.keys, n_nodes)
+        rehash_tagged(index, self.keys, n_nodes)
         self.index = index
         return True
 
@@ -213,7 +213,7 @@ def load_kernels() -> None:
         ctab = class_tables(deal, rule.overlap)
         start_bound(deal, ctab, START, rule)
         astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
-        rehash(ws.index, ws.keys, 0)
+        rehash_tagged(ws.index, ws.keys, 0)
         astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
     solve_winnable(deal, rules, max_states=1, workspace=ws.winnability(rules))  # its kernel too
 
@@ -339,6 +339,7 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
     ws = workspace or OptimalWorkspace.create()
     if max_positions is None:
         max_positions = default_max_positions()
+    max_positions = min(max_positions, MAX_TAGGED_NODES - 2 * MAX_MOVES)  # ids fit the index
     ws.reset()
     regs = _new_regs(_NO_BOUND)
     spent = 0  # positions of the winnability search, all turns

@@ -3,7 +3,7 @@
 The search is A* over the concrete packed positions of ``solver.pyramid.state`` (bit 63 included,
 so the partial-order reduction of ``gen_concrete`` applies), with
 
-* the node store, hash index and bucket queue of ``solver.pyramid.optimal.index`` (among the
+* the node store, tagged hash index and bucket queue of ``solver.pyramid.optimal.index`` (among the
   positions of the lowest f the one with the lowest h, i.e. the most moves made, comes first,
   which reaches the goal layer soonest; h above ``H_BUCKETS - 1`` of the API shares the last
   list). The kernel never allocates: when an array is about to be too small it returns a
@@ -30,8 +30,8 @@ from solver.pyramid.free_search import dead, dead_after
 from solver.pyramid.optimal.bound import FAR_BOUND, SCRATCH, bound
 from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_F, R_FREE,
                                           R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,
-                                          R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB, find,
-                                          queue_push)
+                                          R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB,
+                                          find_tagged, queue_push, tag_of)
 from solver.pyramid.optimal.moves import DROPPED, MAX_FORCED, child_of, forced_line, gen_optimal
 from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, REC_MASK, deal_tables, is_won, move_kind
 
@@ -69,8 +69,8 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
         if dead(start, tabs, rule) or h0 >= FAR_BOUND \
                 or h0 > regs[R_UB]:
             return EXHAUSTED
-        slot = find(index, keys, start)
-        index[-1 - slot] = 0
+        slot = find_tagged(index, keys, start)
+        index[-1 - slot] = tag_of(start)
         keys[0] = start
         parent[0] = -1
         gs[0] = 0
@@ -145,7 +145,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
                 continue
             if dead_after(child, m, tabs, rule):
                 continue
-            j = find(index, keys, child)
+            j = find_tagged(index, keys, child)
             if j >= 0:
                 gj = np.int64(gs[j])
                 if gj & CLOSED or gj <= g1:
@@ -162,7 +162,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
             if j < 0:
                 slot = -1 - j  # the empty slot the lookup stopped at
                 j = regs[R_NODES]
-                index[slot] = j
+                index[slot] = j | tag_of(child)
                 keys[j] = child
                 regs[R_NODES] += 1
             parent[j] = i

@@ -4,7 +4,11 @@ and the registers (``regs``) that keep the search's scalars between kernel calls
 * node store: ``keys`` (uint64 packed position), ``parent`` (int32 node id of the parent) and
   ``gs`` (uint16 moves from the start, bit 15 = ``CLOSED``), indexed by insertion order, and an
   open-addressing ``index`` (int32 node ids, -1 = empty, kept at most 3/4 full) that maps a packed
-  position to its node (``find``, ``rehash``);
+  position to its node (``find``, ``rehash``). The A* search tags its index entries
+  (``find_tagged``, ``rehash_tagged``): bits ``TAG_SHIFT``.. of an entry hold 5 bits of the
+  key's hash and the bits below the node id (so at most ``MAX_TAGGED_NODES`` nodes), and a
+  probe reads ``keys`` only when the tag matches: a lookup of a new position walks its probe run
+  in the index alone instead of fetching a key (a cache miss) per occupied slot;
 * bucket queue: one LIFO list per f-value and bound value (``head[f, h]``), its entries in two
   int32 arrays (``e_node``, ``e_next``) with a free list, so memory follows the open list, not
   the pushes (``queue_push``).
@@ -61,6 +65,46 @@ def find(index, keys, key):
         if keys[j] == key:
             return np.int64(j)
         i = (i + _ONE) & mask
+
+
+TAG_SHIFT = 26
+"""First bit of the tag in a tagged index entry (``find_tagged``)."""
+MAX_TAGGED_NODES = 1 << TAG_SHIFT
+"""Most nodes a tagged index can name (67 million: above the A* cap on stored positions)."""
+_NODE_MASK = np.int64(MAX_TAGGED_NODES - 1)
+_TAG_FROM = np.uint64(59)
+"""The tag is the top 5 bits of ``mix64(key)`` (the slot comes from the low bits)."""
+
+
+@njit(cache=True)
+def tag_of(key):
+    """The tag of ``key`` in place (bits ``TAG_SHIFT``..), to OR into its node id."""
+    return np.int64(mix64(key) >> _TAG_FROM) << TAG_SHIFT
+
+
+@njit(cache=True)
+def find_tagged(index, keys, key):
+    """``find`` in a tagged index: the node id of ``key``, or ``-1 - slot`` of the empty slot
+    where its entry (``id | tag_of(key)``) would go."""
+    mask = np.uint64(len(index) - 1)
+    h = mix64(key)
+    i = h & mask
+    tag = np.int64(h >> _TAG_FROM) << TAG_SHIFT
+    while True:
+        e = np.int64(index[i])
+        if e < 0:
+            return -1 - np.int64(i)
+        if (e & ~_NODE_MASK) == tag and keys[e & _NODE_MASK] == key:
+            return e & _NODE_MASK
+        i = (i + _ONE) & mask
+
+
+@njit(cache=True)
+def rehash_tagged(index, keys, n_nodes):
+    """``rehash`` into a tagged index."""
+    for j in range(n_nodes):
+        slot = find_tagged(index, keys, keys[j])
+        index[-1 - slot] = j | tag_of(keys[j])
 
 
 @njit(cache=True)
