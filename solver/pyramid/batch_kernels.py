@@ -5,8 +5,9 @@
 ``solver.pyramid.dfs`` in one numba call, reusing one set of buffers for every deal: no array is
 allocated per deal and no Python code runs between deals. The search is the same search, move for
 move (``gen_free``, ``apply_free``, ``dead``, ``dead_after`` of ``state``/``free_search``, the same order,
-the same lost-position memory), so outcomes and positions expanded are identical to
-``dfs.decide``'s; a test checks this on many seeds.
+the same lost-position memory, the same subgame proofs after ``free_search.PROOF_AFTER``
+positions), so outcomes and positions expanded are identical to ``dfs.decide``'s; a test checks
+this on many seeds.
 
 Two things differ from ``dfs.decide`` and cannot change a result:
 
@@ -105,12 +106,15 @@ def free_search_small(tabs, rule, max_states, table, touched, moves, counts, sta
     if dead(start, tabs, rule):
         return LOST, 0
     stack[0] = start
-    counts[0, 0] = gen_free(start, tabs, rule, moves[0])
-    counts[0, 1] = 0
+    fresh = True  # the moves of stack[depth] are still to be generated (one gen_free call site)
     expanded = 1
     depth = 0
     outcome = LOST
     while depth >= 0:
+        if fresh:
+            counts[depth, 0] = gen_free(stack[depth], tabs, rule, moves[depth])
+            counts[depth, 1] = 0
+            fresh = False
         if counts[depth, 1] < counts[depth, 0]:
             m = moves[depth, counts[depth, 1]]
             counts[depth, 1] += 1
@@ -133,8 +137,7 @@ def free_search_small(tabs, rule, max_states, table, touched, moves, counts, sta
             expanded += 1
             depth += 1
             stack[depth] = child
-            counts[depth, 0] = gen_free(child, tabs, rule, moves[depth])
-            counts[depth, 1] = 0
+            fresh = True
         else:
             n = _lost_put(table, touched, n, stack[depth] | FREE_TAG)
             if n < 0:

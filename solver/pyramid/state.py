@@ -431,7 +431,7 @@ def gen_concrete(state, tabs, rule, out):
     return push_draw_or_recycle(state, w, s, rule.recycles, out, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def gen_free(state, tabs, rule, out):
     """Moves in the free-stock abstraction (unlimited recycles; see the module docstring).
 

@@ -27,6 +27,9 @@ RULE_IDS = [f"{'ov' if r.overlap else 'noov'}-{'top' if r.stock_top else 'hidden
             for r in UNLIMITED_RULES]
 CLASS_SETS = [(v,) for v in range(1, 7)] + list(itertools.combinations(range(1, 7), 2))
 """Every set of one or two classes (by their low values)."""
+REFERENCE_CAP = 50_000
+"""Positions the plain reference may expand on a position before it gives up (it then confirms
+nothing; the test counts only the losses it confirms)."""
 
 
 def brute_clears(deal, rules: Rules, state: int, lows) -> bool:
@@ -92,21 +95,22 @@ def test_kernel_plays_the_subgame_of_the_brute_force(rules):
 
 @pytest.mark.parametrize("rules", UNLIMITED_RULES, ids=RULE_IDS)
 def test_every_proof_of_loss_is_a_loss_for_the_reference(rules):
-    """Where ``start_lost`` fires (deal starts and endgames), the plain reference finds the
-    position lost; it fires often enough for this to fail on an unsound proof."""
+    """Where ``start_lost`` fires (deal starts and endgames), the plain reference never finds
+    the position won, and confirms the loss often enough for this to fail on an unsound proof."""
     sb = subgame_buffers()
     args = rule_args(rules)
-    fired = 0
-    for i, (deal, state) in enumerate(positions(rules, 160, 900)):
+    confirmed = 0
+    for i, (deal, state) in enumerate(positions(rules, 120, 900)):
         if not start_lost(np.uint64(state), deal_tables(deal), args, sb):
             continue
-        fired += 1
         if state == int(START):
-            assert fast_winnable(deal, rules, max_states=200_000) is not True, (i, rules)
+            verdict = fast_winnable(deal, rules, max_states=REFERENCE_CAP)
         else:
             pos = endgame_position(deal, rules, 900 + i, 8 + i % 9)
-            assert fast_winnable_from(pos, max_states=200_000) is not True, (i, rules)
-    assert fired >= 10, fired
+            verdict = fast_winnable_from(pos, max_states=REFERENCE_CAP)
+        assert verdict is not True, (i, rules)
+        confirmed += verdict is False
+    assert confirmed >= 10, confirmed
 
 
 def test_a_position_not_closed_gets_no_proof():
