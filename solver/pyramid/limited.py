@@ -12,7 +12,8 @@ from numba import njit
 
 from solver.pyramid.free_search import LOST, UNKNOWN, WON, dead, dead_after, free_search
 from solver.pyramid.lost_table import table_add, table_has
-from solver.pyramid.prune import LOST_STATE, bury_last_pass, unmatched, unmatched_after
+from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmatched,
+                                  unmatched_after)
 from solver.pyramid.state import apply_concrete, gen_concrete, is_won
 
 ORACLE_TRIAL = 1000
@@ -48,7 +49,8 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     prunes = 0
     stack = np.empty(free_base, dtype=np.uint64)
     stack[0] = start
-    counts[0, 0] = gen_concrete(start, tabs, rule, moves[0])
+    counts[0, 0] = forced_pair(start, tabs, rule, moves[0],
+                               gen_concrete(start, tabs, rule, moves[0]))
     counts[0, 1] = 0
     expanded += 1
     depth = 0
@@ -94,7 +96,8 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
             expanded += 1
             depth += 1
             stack[depth] = child
-            counts[depth, 0] = gen_concrete(child, tabs, rule, moves[depth])
+            counts[depth, 0] = forced_pair(child, tabs, rule, moves[depth],
+                                           gen_concrete(child, tabs, rule, moves[depth]))
             counts[depth, 1] = 0
         else:
             lost = table_add(lost, stack[depth], ws)
