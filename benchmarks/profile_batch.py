@@ -5,7 +5,7 @@
 Each stage of a chunk's path is timed on its own over seeds 0..deals-1 (best of ``rounds``,
 kernels loaded first) and given in microseconds per deal: dealing (``deals_from_seeds``),
 per-deal tables (``deal_tables_into``), the search (the whole-chunk kernel minus the tables),
-of which the subgame proofs (``start_lost``, on the deals that reach ``PROOF_AFTER``
+of which the subgame proofs (``subgame_lost``, on the deals that reach ``PROOF_AFTER``
 positions) and the rest per position, result transfer from a worker (pickling the
 ``ChunkResult``), the CSV rows (``csv_bytes``), the part file (``write_part`` minus the rows:
 open, write, fsync, rename), the chunk's summary, and joining the parts into the output
@@ -32,7 +32,8 @@ from solver.batch.summary import NS_PER_MS, Summary  # noqa: E402
 from solver.batch.work import ChunkResult, workspace_for  # noqa: E402
 from solver.pyramid.batch_kernels import chunk_buffers, decide_deal_chunk  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds, format_deal  # noqa: E402
-from solver.pyramid.free_search import PROOF_AFTER, start_lost  # noqa: E402
+from solver.pyramid.free_search import PROOF_AFTER  # noqa: E402
+from solver.pyramid.subgame import subgame_lost  # noqa: E402
 from solver.pyramid.rules import Rules, rule_args  # noqa: E402
 from solver.pyramid.state import START, deal_tables_into  # noqa: E402
 
@@ -52,11 +53,11 @@ def table_all(deals, buf):
 
 @njit(cache=True)
 def prove_all(deals, which, rule, buf):
-    """``start_lost`` of the start of ``deals[which]``; how many were proven lost."""
+    """``subgame_lost`` of the start of ``deals[which]``; how many were proven lost."""
     lost = 0
     for k in which:
         tabs = deal_tables_into(deals[k], buf.val, buf.vmask, buf.pmates, buf.reach, buf.sval)
-        lost += start_lost(START, tabs, rule, buf.sub)
+        lost += subgame_lost(START, tabs, rule, buf.sub)
     return lost
 
 

@@ -38,8 +38,8 @@ from numba.extending import intrinsic
 from solver.core.rng import shuffle
 from solver.pyramid.dfs import decide_free
 from solver.pyramid.free_search import (FREE_DEPTH, LOST, PROOF_AFTER, UNKNOWN, WON, dead,
-                                        dead_after, start_lost)
-from solver.pyramid.subgame import SubgameBuffers, subgame_buffers
+                                        dead_after)
+from solver.pyramid.subgame import SubgameBuffers, subgame_buffers, subgame_lost
 from solver.pyramid.lost_table import table_has, table_put
 from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
 from solver.pyramid.state import FREE_TAG, START, apply_free, deal_tables_into, gen_free, is_won
@@ -132,7 +132,7 @@ def free_search_small(tabs, rule, max_states, table, touched, moves, counts, sta
             if max_states > 0 and expanded >= max_states:
                 outcome = UNKNOWN
                 break
-            if expanded == PROOF_AFTER and start_lost(start, tabs, rule, sub):
+            if expanded == PROOF_AFTER and subgame_lost(start, tabs, rule, sub):
                 break
             expanded += 1
             depth += 1

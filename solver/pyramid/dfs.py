@@ -24,13 +24,15 @@ FREE_BASE = np.int64(0)
 a second time, next to the limited search's int64 row)."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def decide_free(deal, start, rule, max_states, ws, path):
     """``decide`` under unlimited recycles (``rule.recycles < 0``): the free-stock search alone,
     with the subgame proofs of the start after ``PROOF_AFTER`` positions.
 
     A kernel of its own so that the default rules never compile the limited-recycles search
     (``solver.pyramid.limited`` and ``solver.pyramid.prune``): a few seconds of the first run.
+    Inlined into its callers: a small wrapper, compiled on its own it cost the first run a
+    second.
     """
     tabs = deal_tables(deal)
     lost = LostTable(ws.table, 0, False)

@@ -20,8 +20,7 @@ from numba import njit
 
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.lost_table import table_add, table_has
-from solver.pyramid.subgame import (closed, one_class_lost, subgame_buffers,
-                                    two_classes_lost)
+from solver.pyramid.subgame import subgame_buffers, subgame_lost
 from solver.pyramid.state import (FREE_TAG, MOVE_PAIR, PYR_MASK, STOCK_MASK, apply_free, gen_free,
                                   is_won, lowest_bit_index, move_a, move_kind)
 
@@ -91,14 +90,6 @@ def dead_after(child, m, tabs, rule):
 
 
 @njit(cache=True)
-def start_lost(start, tabs, rule, sb):
-    """True when a subgame of one or two classes of ``start`` is lost (``solver.pyramid.subgame``):
-    a proof that ``start`` is lost, tried once a search has run ``PROOF_AFTER`` positions."""
-    return closed(start) and (one_class_lost(start, tabs, rule, sb)
-                              or two_classes_lost(start, tabs, rule, sb))
-
-
-@njit(cache=True)
 def free_search(tabs, start, rule, max_states, ws, lost, base, path):
     """``free_search_proving`` without the subgame proofs (the limited-recycles oracle)."""
     return free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, NO_PROOF)
@@ -115,8 +106,8 @@ def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, pro
     has length -1: no moves known).
 
     When ``proof_after`` positions have been expanded and the deal is still open, the subgame
-    proofs are tried on ``start`` once (``start_lost``; ``NO_PROOF``: never): a deal the search
-    does not settle quickly is most often lost, and most lost deals have such a proof.
+    proofs are tried on ``start`` once (``subgame.subgame_lost``; ``NO_PROOF``: never): a deal
+    the search does not settle quickly is most often lost, and most lost deals have such a proof.
     """
     moves = ws.moves
     counts = ws.counts
@@ -155,7 +146,7 @@ def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, pro
                 continue
             if max_states > 0 and expanded >= max_states:
                 return UNKNOWN, 0, expanded, lost
-            if expanded == proof_after and start_lost(start, tabs, rule, subgame_buffers()):
+            if expanded == proof_after and subgame_lost(start, tabs, rule, subgame_buffers()):
                 return LOST, 0, expanded, lost
             expanded += 1
             depth += 1

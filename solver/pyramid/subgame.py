@@ -72,7 +72,7 @@ class SubgameBuffers(NamedTuple):
     """...and its slots in use, for a cheap clean-up."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def subgame_buffers():
     """Fresh ``SubgameBuffers``."""
     return SubgameBuffers(np.empty(MAX_DEPTH + 1, dtype=np.uint64),
@@ -82,7 +82,7 @@ def subgame_buffers():
                           np.empty(MEMO_SLOTS, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def closed(state):
     """True when every card a present pyramid card covers is present too."""
     pyr = state & PYR_MASK
@@ -94,7 +94,7 @@ def closed(state):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def shadow(pyr):
     """The pyramid positions in the cone of some card of ``pyr`` (covered by it directly or
     through other positions, present or not): row shifts from the bottom row up."""
@@ -105,13 +105,13 @@ def shadow(pyr):
     return sh
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def lowest(x):
     """The lowest set bit of ``x`` alone (0 for 0)."""
     return x & (~x + _ONE)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def subgame_pairs(m, values, tabs, rule, out):
     """The pairs of the subgame position ``m`` (its cards, packed like a position) into
     ``out``, each as the two cards' bits; returns their number. Stock cards of one value are
@@ -182,11 +182,14 @@ def subgame_clears(state, values, tabs, rule, sb):
     counts = sb.counts
     n_memo = 0
     stack[0] = start
-    counts[0, 0] = subgame_pairs(start, values, tabs, rule, moves[0])
-    counts[0, 1] = 0
+    fresh = True  # the pairs of stack[depth] are still to be generated (one call site)
     depth = 0
     won = False
     while depth >= 0:
+        if fresh:
+            counts[depth, 0] = subgame_pairs(stack[depth], values, tabs, rule, moves[depth])
+            counts[depth, 1] = 0
+            fresh = False
         if counts[depth, 1] < counts[depth, 0]:
             child = stack[depth] & ~moves[depth, counts[depth, 1]]
             counts[depth, 1] += 1
@@ -200,8 +203,7 @@ def subgame_clears(state, values, tabs, rule, sb):
                 n_memo += 1
             depth += 1
             stack[depth] = child
-            counts[depth, 0] = subgame_pairs(child, values, tabs, rule, moves[depth])
-            counts[depth, 1] = 0
+            fresh = True
         else:
             depth -= 1
     for k in range(n_memo):
@@ -209,7 +211,7 @@ def subgame_clears(state, values, tabs, rule, sb):
     return won
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def stock_rich(state, v, tabs, rule):
     """True when class ``v``'s subgame is won whatever else is in play (goal "pyramid"): the
     stock holds a partner for every pyramid card of the class, so its cards can go one by one
@@ -223,35 +225,31 @@ def stock_rich(state, v, tabs, rule):
         popcount(pyr & tabs.vmask[w]) <= popcount(stock & tabs.sval[v])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def class_pyramid(state, v, tabs):
     """The pyramid cards of class ``v`` in ``state``."""
     return state & (tabs.vmask[v] | tabs.vmask[13 - v])
 
 
 @njit(cache=True)
-def one_class_lost(state, tabs, rule, sb):
-    """True when the subgame of some one class is lost (``state`` must be ``closed``)."""
+def subgame_lost(state, tabs, rule, sb):
+    """True when the subgame of some one class, or of some two classes together, is lost: a
+    proof that ``state`` is lost (no proof for a position that is not ``closed``).
+
+    Two classes are searched together only when their cards lie in each other's cones: when no
+    card of class A lies in the cone of a card of class B, B's cards can all go first (A's cards
+    never block them) and A's afterwards, each by the line of its own subgame. Nor is a class
+    with a stock partner for each of its pyramid cards (``stock_rich``): its cards never block
+    for good (each can go, with its own stock partner, as soon as no other card of the two
+    classes lies in its cone, and the cone of a card in another's cone lies in that one's cone),
+    so the two classes clear when the other one does alone.
+    """
+    if not closed(state):
+        return False
     for v in range(1, CLASSES + 1):
         if not stock_rich(state, v, tabs, rule) and not subgame_clears(state, 1 << v, tabs, rule,
                                                                        sb):
             return True
-    return False
-
-
-@njit(cache=True)
-def two_classes_lost(state, tabs, rule, sb):
-    """True when the subgame of some two classes together is lost, given that no one class's
-    is (``state`` must be ``closed``).
-
-    Only two classes whose cards lie in each other's cones are searched: when no card of class
-    A lies in the cone of a card of class B, B's cards can all go first (A's cards never block
-    them) and A's afterwards, each by the line of its own subgame. Nor is a class with a stock
-    partner for each of its pyramid cards (``stock_rich``): its cards never block for good (each
-    can go, with its own stock partner, as soon as no other card of the two classes lies in its
-    cone, and the cone of a card in another's cone lies in that one's cone), so the two classes
-    clear when the other one does alone.
-    """
     for v in range(1, CLASSES + 1):
         if stock_rich(state, v, tabs, rule):
             continue

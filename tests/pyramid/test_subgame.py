@@ -14,11 +14,10 @@ from reference.pyramid import endgame_position
 from reference.pyramid_fast import fast_winnable, fast_winnable_from
 from solver.core.cards import card_rank
 from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.free_search import start_lost
 from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import START, deal_tables, pack_position
-from solver.pyramid.subgame import closed, subgame_buffers, subgame_clears
+from solver.pyramid.subgame import closed, subgame_buffers, subgame_clears, subgame_lost
 
 UNLIMITED_RULES = [Rules(overlap=o, stock_top=s, goal=g)
                    for o, s, g in itertools.product((True, False), (False, True),
@@ -95,13 +94,13 @@ def test_kernel_plays_the_subgame_of_the_brute_force(rules):
 
 @pytest.mark.parametrize("rules", UNLIMITED_RULES, ids=RULE_IDS)
 def test_every_proof_of_loss_is_a_loss_for_the_reference(rules):
-    """Where ``start_lost`` fires (deal starts and endgames), the plain reference never finds
+    """Where ``subgame_lost`` fires (deal starts and endgames), the plain reference never finds
     the position won, and confirms the loss often enough for this to fail on an unsound proof."""
     sb = subgame_buffers()
     args = rule_args(rules)
     confirmed = 0
     for i, (deal, state) in enumerate(positions(rules, 120, 900)):
-        if not start_lost(np.uint64(state), deal_tables(deal), args, sb):
+        if not subgame_lost(np.uint64(state), deal_tables(deal), args, sb):
             continue
         if state == int(START):
             verdict = fast_winnable(deal, rules, max_states=REFERENCE_CAP)
@@ -119,6 +118,6 @@ def test_a_position_not_closed_gets_no_proof():
     deal = deal_from_seed(3)
     state = int(START) & ~(1 << 1)  # row 1, left card gone, the apex still there
     assert not closed(np.uint64(state))
-    assert not start_lost(np.uint64(state), deal_tables(deal), rule_args(Rules()),
+    assert not subgame_lost(np.uint64(state), deal_tables(deal), rule_args(Rules()),
                           subgame_buffers())
     assert closed(START)
