@@ -13,8 +13,8 @@ from numba import njit
 from solver.pyramid.free_search import LOST, UNKNOWN, WON, dead, dead_after, free_search
 from solver.pyramid.lost_table import table_add, table_has
 from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmatched,
-                                  unmatched_after)
-from solver.pyramid.state import apply_concrete, gen_concrete, is_won
+                                  unmatched_after, waste_deadlock)
+from solver.pyramid.state import REC_MASK, REC_SHIFT, apply_concrete, gen_concrete, is_won
 
 ORACLE_TRIAL = 1000
 """The free-stock oracle is asked about the first 1000 positions of a limited-recycles search..."""
@@ -76,6 +76,10 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
             elif table_has(lost.table, child):
                 continue
             elif dead_after(child, m, tabs, rule) or unmatched_after(child, m, tabs):
+                lost = table_add(lost, child, ws)
+                continue
+            if np.int64((child & REC_MASK) >> REC_SHIFT) >= rule.recycles and \
+                    waste_deadlock(child, tabs, rule):
                 lost = table_add(lost, child, ws)
                 continue
             left = max_states - expanded if max_states > 0 else 0

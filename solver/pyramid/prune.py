@@ -37,10 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from solver.core.bits import popcount
-from solver.pyramid.layout import PYRAMID_CARDS
+from solver.pyramid.layout import BELOW, PYRAMID_CARDS
 from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   MOVE_PAIR, canon_pointer, move_a, move_b, move_kind)
 
@@ -189,3 +189,55 @@ def forced_pair(state, tabs, rule, moves, n):
             moves[0] = m
             return 1
     return n
+
+
+@njit(cache=True, inline=INLINE)
+def waste_deadlock(state, tabs, rule):
+    """True when, on the last pass, a pyramid card and the waste above its partners wait for
+    each other: then the position is lost.
+
+    Argument: let ``x`` be a present pyramid card (no king) with no partner among the present
+    pyramid cards that could meet it (``reach``) and none among the stock cards ahead of the
+    pointer, so every partner it can still have lies in the waste, the highest at ``h``. The
+    pyramid and the stock ahead only ever lose cards, so that stays so. On the last pass a waste
+    card becomes the waste top only once every waste card above it has left (draws only add cards
+    on top), so before ``x`` leaves every waste card above ``h`` must have left. Such a card ``u``
+    (no king) leaves only in a pair: never with another waste card (only the top one is
+    available), with the stock top only when the stock top is shown and a card of its partner
+    value lies ahead, else with an uncovered pyramid card of its partner value. When ``u`` has no
+    partner ahead (or the stock top is hidden) and every pyramid card of its partner value lies
+    under ``x`` (``BELOW``: uncovered only once ``x`` has left), ``u`` can leave only after ``x``,
+    and ``x`` only after ``u``: ``x`` never leaves, and the pyramid is never cleared.
+    """
+    state = np.uint64(state)
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    ptr = np.uint64((state & PTR_MASK) >> PTR_SHIFT)
+    below_ptr = (_ONE << (ptr + np.uint64(PYRAMID_CARDS))) - _ONE
+    waste = stock & below_ptr
+    if waste == _ZERO:
+        return False
+    ahead = stock & ~below_ptr
+    val = tabs.val
+    x_left = pyr & ~tabs.pkings
+    while x_left:
+        x = np.int64(trailing_zeros(x_left))
+        x_left &= x_left - _ONE
+        w = 13 - val[x]
+        if (pyr & tabs.reach[x]) or (ahead & tabs.sval[w]):
+            continue
+        mates = waste & tabs.sval[w]
+        if mates == _ZERO:
+            continue  # a dead card: the dead-card test's case
+        h = np.uint64(63) - np.uint64(leading_zeros(mates))
+        over = waste & ~((_ONE << (h + _ONE)) - _ONE)
+        under_x = np.uint64(BELOW[x])
+        while over:
+            u = np.int64(trailing_zeros(over))
+            over &= over - _ONE
+            vu = val[u]
+            if vu == 13 or (rule.stock_top and (ahead & tabs.sval[13 - vu])) or \
+                    (pyr & tabs.vmask[13 - vu] & ~under_x):
+                continue
+            return True
+    return False

@@ -1,11 +1,13 @@
-"""The forced-pair rule of the limited-recycles search (``solver.pyramid.prune.forced_pair``)
-against the plain concrete reference, on seeded positions where it fires.
+"""The forced-pair and waste-deadlock rules of the limited-recycles search
+(``solver.pyramid.prune.forced_pair``, ``waste_deadlock``) against the plain concrete reference,
+on seeded positions where they fire.
 
 Where the rule keeps one move of several (a pair whose card must leave and has no other partner
 left), the reference must give the position the same verdict as the position after that move,
 and the fast search (which uses the rule) must agree with the reference on the position. The
 positions are the seeded endgames of ``test_limited_pruning`` (most on the last pass, some with
-recycles left), under every limited-recycles rule combination.
+recycles left), under every limited-recycles rule combination. Where the waste deadlock fires
+(last pass only), the reference must find the position lost.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 import pytest
 
 from reference.pyramid import reference_winnable_from
-from solver.pyramid.prune import forced_pair
+from solver.pyramid.prune import forced_pair, waste_deadlock
 from solver.pyramid.rules import rule_args
 from solver.pyramid.state import MAX_MOVES, deal_tables, gen_concrete
 from solver.pyramid.winnable import Workspace, concrete_step, solve_winnable
@@ -74,3 +76,30 @@ def test_forced_pair_fires_on_both_verdicts():
     total = {k: sum(forced_checks(r)[k] for r in LIMITED_RULES) for k in ("fired", "won", "lost")}
     print(total)
     assert total["won"] >= 20 and total["lost"] >= 60, total
+
+
+DEADLOCK_POSITIONS = 120
+"""Seeded last-pass endgames tried per rule combination for the waste deadlock."""
+
+
+@functools.lru_cache(maxsize=None)
+def deadlock_checks(rules) -> dict:
+    """Every seeded last-pass endgame of ``rules`` where the waste deadlock fires: the reference
+    must find it lost (once per test run)."""
+    counts = {"fired": 0, "tried": 0}
+    tabs_rule = rule_args(rules)
+    first = 9000 + 1000 * LIMITED_RULES.index(rules)
+    for seed in range(first, first + DEADLOCK_POSITIONS):
+        pos = last_pass_endgame(rules, seed)
+        counts["tried"] += 1
+        if not waste_deadlock(np.uint64(packed(pos)), deal_tables(pos.deal), tabs_rule):
+            continue
+        truth = reference_winnable_from(pos, REFERENCE_CAP)
+        assert truth is not None and not truth, (seed, rules)
+        counts["fired"] += 1
+    return counts
+
+
+@pytest.mark.parametrize("rules", LIMITED_RULES, ids=RULE_IDS)
+def test_waste_deadlock_only_on_lost_positions(rules):
+    rule_fired(deadlock_checks, rules)
