@@ -58,18 +58,24 @@ _ZERO = np.uint64(0)
 
 
 @njit(cache=True, inline=INLINE)
+def waste_and_ahead(state):
+    """``(waste, ahead)``: the stock bits (in place) of the in-play cards of ``state`` below its
+    pointer (the waste) and at or above it (the stock)."""
+    ptr = np.uint64((state & PTR_MASK) >> PTR_SHIFT)
+    below = (_ONE << (ptr + np.uint64(PYRAMID_CARDS))) - _ONE
+    stock = state & STOCK_MASK
+    return stock & below, stock & ~below
+
+
+@njit(cache=True, inline=INLINE)
 def stuck_waste(state, tabs, rule):
     """Stock bits (in place, bits 28..51) of the waste cards of ``state`` that are stuck for the
     rest of the game (see the module docstring), assuming ``state`` is on its last pass."""
     state = np.uint64(state)
     pyr = state & PYR_MASK
-    stock = state & STOCK_MASK
-    ptr = np.uint64((state & PTR_MASK) >> PTR_SHIFT)
-    below = (_ONE << (ptr + np.uint64(PYRAMID_CARDS))) - _ONE
-    waste = stock & below
+    waste, ahead = waste_and_ahead(state)
     if waste == _ZERO:
         return _ZERO
-    ahead = stock & ~below
     removable = np.uint64(tabs.skings)
     for v in range(1, 13):
         w = 13 - v
@@ -207,17 +213,16 @@ def waste_deadlock(state, tabs, rule):
     value lies ahead, else with an uncovered pyramid card of its partner value. When ``u`` has no
     partner ahead (or the stock top is hidden) and every pyramid card of its partner value lies
     under ``x`` (``BELOW``: uncovered only once ``x`` has left), ``u`` can leave only after ``x``,
-    and ``x`` only after ``u``: ``x`` never leaves, and the pyramid is never cleared.
+    and ``x`` only after ``u``: ``x`` never leaves, and the pyramid is never cleared. Counted:
+    the waste cards above ``h`` of one value ``v`` each need a partner of their own, of value
+    ``13 - v``, before ``x`` leaves: a card ahead (stock top shown) or a pyramid card not under
+    ``x``. When they outnumber those cards, some of them cannot leave before ``x``, nor ``x``.
     """
     state = np.uint64(state)
     pyr = state & PYR_MASK
-    stock = state & STOCK_MASK
-    ptr = np.uint64((state & PTR_MASK) >> PTR_SHIFT)
-    below_ptr = (_ONE << (ptr + np.uint64(PYRAMID_CARDS))) - _ONE
-    waste = stock & below_ptr
+    waste, ahead = waste_and_ahead(state)
     if waste == _ZERO:
         return False
-    ahead = stock & ~below_ptr
     val = tabs.val
     x_left = pyr & ~tabs.pkings
     while x_left:
@@ -232,12 +237,16 @@ def waste_deadlock(state, tabs, rule):
         h = np.uint64(63) - np.uint64(leading_zeros(mates))
         over = waste & ~((_ONE << (h + _ONE)) - _ONE)
         under_x = np.uint64(BELOW[x])
-        while over:
-            u = np.int64(trailing_zeros(over))
-            over &= over - _ONE
+        rest = over
+        while rest:
+            u = np.int64(trailing_zeros(rest))
+            rest &= rest - _ONE
             vu = val[u]
-            if vu == 13 or (rule.stock_top and (ahead & tabs.sval[13 - vu])) or \
-                    (pyr & tabs.vmask[13 - vu] & ~under_x):
+            if vu == 13:
                 continue
-            return True
+            have = popcount(pyr & tabs.vmask[13 - vu] & ~under_x)
+            if rule.stock_top:
+                have += popcount(ahead & tabs.sval[13 - vu])
+            if popcount(over & tabs.sval[vu]) > have:
+                return True
     return False
