@@ -1,6 +1,7 @@
 """Limited-recycles winnability, one row per rule combination (issue 15, item 1).
 
-    python benchmarks/bench_limited.py [--deals 200] [--issue-deals 1000] [--only NAME] [--write]
+    python benchmarks/bench_limited.py [--deals 200] [--issue-deals 1000] [--only NAME]
+                                       [--write | --no-write]
 
 For every limited-recycles combination (recycles 0/1/2 x overlap on/off x stock top on/off x goal
 pyramid/all) the deals of seeds 0..deals-1 are decided one kernel call at a time on one core, in
@@ -82,6 +83,8 @@ def main() -> None:
                     help="seeds of the --recycles 0 --stock-top row (msc: twice as many)")
     ap.add_argument("--only", default=None, help="run only the rows whose name contains this")
     ap.add_argument("--write", action="store_true", help="write the section into RESULTS.md")
+    ap.add_argument("--no-write", dest="write", action="store_false",
+                    help="only print the section (the default)")
     args = ap.parse_args()
 
     jobs = [(combination_name(r), r, range(args.deals)) for r in COMBINATIONS]
