@@ -31,9 +31,10 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     The free-stock search serves as an oracle: a position whose pyramid and in-play cards lose
     even with unlimited recycles is lost, so before a position is expanded its free-stock
     answer is looked up (and searched for once, then remembered), for as long as the oracle
-    earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). Concrete positions use rows
-    ``0..free_base-1``; the oracle the rows from ``free_base``. Returns ``(outcome, length,
-    expanded, lost)``.
+    earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). The rules of ``solver.pyramid.prune``
+    cut first: burial, the partner count and the waste deadlock on the last pass, and a forced
+    pair is searched alone. Concrete positions use rows ``0..free_base-1``; the oracle the rows
+    from ``free_base``. Returns ``(outcome, length, expanded, lost)``.
     """
     moves = ws.moves
     counts = ws.counts

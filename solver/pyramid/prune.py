@@ -1,9 +1,10 @@
-"""Exact pruning rules of the limited-recycles winnability search that know the passes left.
+"""Exact pruning rules of the limited-recycles winnability search, most of them knowing the passes
+left.
 
 On the last pass (every recycle used: ``recycles_used == rule.recycles``) the waste is a stack
 that can only shrink from its top or grow by draws: no recycle will ever reorder it. This module
 turns that into one exact rule, applied by ``solver.pyramid.limited`` to every concrete position it
-meets on the last pass (``bury_last_pass``):
+meets on the last pass (``bury_last_pass``), and into the waste deadlock below:
 
 **Burial.** A waste card ``k`` can leave the waste only as the waste top, by one of: a king
 removed alone; a pair with a pyramid card of the partner value (13 - its value); with the stock
@@ -29,8 +30,19 @@ waste top it has no partner and is no king, and no recycle is left.
 * Under goal "all" a stuck card can never be removed, so the position is lost
   (``bury_last_pass`` returns ``LOST_STATE``).
 
-The rule is tested against the plain references on positions where it fires
-(``tests/pyramid/test_limited_pruning.py``).
+Two more last-pass rules and one for every pass, each argued in its kernel's docstring:
+
+* **Waste deadlock** (``waste_deadlock``): a pyramid card whose partners left all lie in the
+  waste waits for every waste card above them, and when one of those (or, counted, more of one
+  value than their partners) can leave only with pyramid cards that card covers, neither ever
+  leaves: the position is lost.
+* **Partner count** (``class_unmatched``): once cards left the game unpaired, a class of values
+  whose pyramid cards outnumber the partners left to them is lost.
+* **Forced pair** (``forced_pair``, any pass): a card that must leave with exactly one card left
+  that could ever pair with it is paired with it at once, the other moves not searched.
+
+The rules are tested against the plain references on positions where they fire
+(``tests/pyramid/test_limited_pruning.py``, ``tests/pyramid/test_limited_rules.py``).
 """
 
 from __future__ import annotations
