@@ -319,7 +319,7 @@ def test_check_fields_refuses_every_contradiction():
 def analysed_file(tmp_path):
     """An analysed results CSV of seeds 0..39 with a state cap (won, lost and unknown rows)."""
     out = tmp_path / "a.csv"
-    run_batch(plan_batch(SeedSource(0, 40), str(out), max_states=300, chunk=40, analyse=True,
+    run_batch(plan_batch(SeedSource(0, 40), str(out), max_states=30, chunk=40, analyse=True,
                          playouts=PLAYOUTS), jobs=1, progress=False)
     lines = out.read_text().splitlines(keepends=True)
     return lines, [r["outcome"] for r in rows(out)]
