@@ -214,3 +214,131 @@ def compile_aside(module: str, kernels: tuple = (), busy: bool | None = None):
             proc.wait()
         if "tmp" in state:
             shutil.rmtree(state["tmp"], ignore_errors=True)
+
+
+LOGGED_ENTRY = "cli.main:cli"
+"""The click group ``run_logged`` calls by default: the ``pyramid`` command."""
+
+
+class LoggedRun(NamedTuple):
+    """What ``run_logged`` saw of one child process running command lines."""
+
+    code: int
+    """The exit code of the last command line run (0 when every one ended as allowed)."""
+    wall: float
+    """Wall-clock seconds of the whole child process, its start and imports included."""
+    events: list[CompileEvent]
+    """Every real compilation in the child's own process (not in a helper it started)."""
+    cpu: float
+    """CPU seconds of the child process."""
+    helper_cpu: float
+    """CPU seconds of the processes the child started and waited for (``compile_aside``)."""
+    error: str
+    """The child's last line on stderr when a command line ended with a code not allowed."""
+
+
+def logged_child(out: str, entry: str, argvs: list[list[str]], allowed: list[int]) -> None:
+    """The child of ``run_logged``: run each command line of ``argvs`` through the click group
+    ``entry`` (``module:name``) in this process, logging every compilation, and write what
+    happened to the JSON file ``out`` (atomically). Stops at the first command line whose exit
+    code is not in ``allowed``."""
+    import importlib
+    import json
+    import resource
+
+    module, name = entry.split(":")
+    code = 0
+    with compile_log() as events:
+        group = getattr(importlib.import_module(module), name)
+        for argv in argvs:
+            try:
+                group.main(argv, prog_name="pyramid")
+            except SystemExit as e:  # the commands end with sys.exit(their exit code)
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            if code not in allowed:
+                break
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    helpers = resource.getrusage(resource.RUSAGE_CHILDREN)
+    tmp = Path(f"{out}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"code": code, "events": [e._asdict() for e in events],
+                               "cpu": own.ru_utime + own.ru_stime,
+                               "helper_cpu": helpers.ru_utime + helpers.ru_stime}))
+    os.replace(tmp, out)
+
+
+def run_logged(argvs: list[tuple[str, ...]], allowed: tuple[int, ...] = (0, 1),
+               entry: str = LOGGED_ENTRY, env: dict | None = None,
+               cwd: str | os.PathLike | None = None) -> LoggedRun:
+    """Run the command lines ``argvs`` one after the other in one fresh Python process (stdout
+    discarded), logging every numba compilation there (``compile_log``): what the first run of
+    those commands compiles, or nothing when numba's cache (``NUMBA_CACHE_DIR`` of ``env``,
+    default this process's environment) already holds them. ``allowed`` are the exit codes a
+    command line may end with (a lost deal ends with 1); the first other code stops the child and
+    is returned with its last line on stderr.
+
+    Example::
+
+        run = run_logged([("solve", "--seed", "1")])
+        print(len(run.events), "signatures compiled in", run.wall, "s")
+    """
+    import json
+
+    root = Path(__file__).resolve().parents[2]  # the directory holding the solver package
+    env = dict(os.environ if env is None else env)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+    with tempfile.TemporaryDirectory(prefix="pyramid-logged-") as tmp:
+        out = Path(tmp) / "run.json"
+        t0 = time.perf_counter()
+        # its own process group: on Ctrl-C (or any error) here, the child and the helper it may
+        # have started (compile_aside) are stopped together
+        proc = subprocess.Popen([sys.executable, "-m", __name__, str(out), entry,
+                                 json.dumps([list(a) for a in argvs]), json.dumps(list(allowed))],
+                                env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                errors="replace", start_new_session=True)
+        try:
+            _, stderr = proc.communicate()
+        except BaseException:
+            stop_group(proc)
+            raise
+        wall = time.perf_counter() - t0
+        lines = stderr.strip().splitlines()
+        if not out.exists():  # the child itself failed (it could not start, or was killed)
+            code = proc.returncode if proc.returncode else 1
+            return LoggedRun(code, wall, [], 0.0, 0.0, lines[-1] if lines else
+                             f"the child process ended with exit code {proc.returncode}")
+        data = json.loads(out.read_text())
+    code = data["code"]
+    return LoggedRun(code, wall, [CompileEvent(**e) for e in data["events"]], data["cpu"],
+                     data["helper_cpu"], "" if code in allowed or not lines else lines[-1])
+
+
+STOP_GRACE_SECONDS = 3.0
+"""``stop_group`` gives a process group this long to end on SIGINT before it kills it."""
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    """End ``proc`` (started with ``start_new_session``) and every process of its group: SIGINT
+    first, so that they clean up (``compile_aside`` removes its temporary cache), then SIGKILL
+    after ``STOP_GRACE_SECONDS``."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        try:
+            proc.wait(timeout=STOP_GRACE_SECONDS)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)  # anything of the group still running
+
+
+if __name__ == "__main__":  # the child of run_logged
+    import json as _json
+
+    logged_child(sys.argv[1], sys.argv[2], _json.loads(sys.argv[3]), _json.loads(sys.argv[4]))

@@ -1,0 +1,110 @@
+"""``pyramid warmup``: after it, the commands it warmed compile nothing; bad input, a failing
+command line and Ctrl-C end cleanly.
+
+The fill test warms one game (Old Maid, the cheapest to compile) on an empty cache of its own and
+then runs other command lines of that game (other options, variants and player counts) in a fresh
+process, counting numba's compile events (``solver.core.compiling.run_logged``): any kernel the
+warm-up missed shows up there. The Pyramid commands' lines are checked the same way by
+``benchmarks/bench_compile.py`` (the first ``solve`` after a warm-up compiles nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import cli.warmup as warmup_cmd
+from cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED, cli
+from solver.core.compiling import run_logged
+from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
+
+STOP_SECONDS = 8
+"""Ctrl-C must end a warm-up within this long (the child gets ``STOP_GRACE_SECONDS``)."""
+
+
+def test_warmup_fills_the_cache_so_that_later_runs_compile_nothing(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    first = run_pyramid(["warmup", "old-maid", "--json"], env=env)
+    assert first.returncode == 0, first.stderr
+    doc = json.loads(first.stdout)
+    assert [r["command"] for r in doc["commands"]] == ["old-maid"]
+    assert doc["commands"][0]["compiled"] > 0  # the cache was empty: this is what it compiled
+    assert doc["cache_dir"] == env["NUMBA_CACHE_DIR"]
+    later = run_logged([
+        ("simulate", "old-maid", "--games", "300", "--players", "4", "--seed", "7",
+         "--variant", "colour,joker", "-j", "1", "-q"),
+        ("simulate", "old-maid", "--games", "50", "--players", "2", "--variant", "jack", "-j",
+         "1", "-q", "--json"),
+        ("analyse", "old-maid", "--seed", "3", "--trials", "200", "-j", "1", "-q"),
+        ("show", "old-maid", "--seed", "3"),
+    ], env={**os.environ, **env})
+    assert later.error == "" and later.code == 0
+    assert [e.kernel for e in later.events] == []
+    again = run_pyramid(["warmup", "old-maid"], env=env)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("old-maid     already in the cache")
+
+
+def test_a_cold_run_does_compile(tmp_path):
+    """The control of the test above: the same kind of command line, on an empty cache,
+    compiles (so an empty event list there means the warm-up did its work)."""
+    run = run_logged([("show", "old-maid", "--seed", "3")],
+                     env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")})
+    assert run.code == 0 and run.error == ""
+    assert run.events
+
+
+def test_an_unknown_command_is_refused():
+    line = assert_clean_failure(run_pyramid(["warmup", "solv"], timeout=60), 2, "solv")
+    assert "solve" in line
+
+
+def test_every_warm_line_is_a_valid_command_line(tmp_path):
+    """Each line the warm-up runs parses (``--help`` appended stops before any work)."""
+    for name in warmup_cmd.TARGETS:
+        for argv in warmup_cmd.warm_runs(name, tmp_path):
+            res = CliRunner().invoke(cli, [*argv, "--help"])
+            assert res.exit_code == 0, (argv, res.output)
+
+
+def test_a_failing_command_line_is_one_line_and_exit_70(monkeypatch, tmp_path):
+    monkeypatch.setattr(warmup_cmd, "warm_runs", lambda name, tmp: (("solve", "--seed", "x"),))
+    res = CliRunner().invoke(cli, ["warmup", "solve", "-q"],
+                             env={"NUMBA_CACHE_DIR": str(tmp_path / "cache")})
+    assert res.exit_code == EXIT_INTERNAL
+    lines = error_lines(res.stderr)
+    assert len(lines) == 1
+    assert lines[0].startswith("Error: warming 'solve' failed with exit code 2: Error: Invalid "
+                               "value for '--seed'")
+    assert res.stdout == ""
+
+
+def test_ctrl_c_stops_the_warmup_and_its_child_processes(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([*PYRAMID, "warmup", "solve"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    first = proc.stderr.read(1)  # the progress bar's first draw: the child has started
+    assert first, proc.communicate()
+    time.sleep(3)  # the child is compiling
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)  # to the parent only: it must stop its children itself
+    try:
+        out, rest = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    seconds = time.monotonic() - sent
+    stderr = (first + rest).decode("utf-8", "replace")
+    assert proc.returncode == EXIT_INTERRUPTED, stderr[-2000:]
+    assert seconds < STOP_SECONDS
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    assert error_lines(stderr)[-1] == "Interrupted."
+    assert out == b""
+    time.sleep(1)
+    # nothing left behind: no temporary directory of the warm-up, its child or a helper
+    assert [p.name for p in Path(tmp_path).iterdir() if p.name != "cache"] == []
