@@ -8,17 +8,8 @@ import pytest
 
 from solver.batch.work import ChunkTask, solve_chunk
 from solver.pyramid.deals import deals_from_seeds, format_deal
-from solver.pyramid.dfs import decide_batch
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.winnable import Workspace
-
-
-def reference(deals, rules, max_states=0):
-    ws = Workspace.create(rules)
-    outcome = np.zeros(len(deals), dtype=np.int8)
-    states = np.zeros(len(deals), dtype=np.int64)
-    decide_batch(deals, rule_args(rules), max_states, ws.args(), outcome, states)
-    return outcome, states
+from solver.pyramid.rules import Rules
+from tests.pyramid.cases import per_deal_outcomes
 
 
 @pytest.mark.parametrize("rules,max_states", [(Rules(), 0), (Rules(), 30),
@@ -27,7 +18,7 @@ def test_seed_chunk_columns_match_the_per_deal_search(rules, max_states):
     first, stop = 54_321, 54_321 + (1000 if rules.recycles is None else 100)
     r = solve_chunk(ChunkTask(7, rules, max_states=max_states, seeds=(first, stop)))
     deals = deals_from_seeds(np.arange(first, stop))
-    outcome, states = reference(deals, rules, max_states)
+    outcome, states = per_deal_outcomes(deals, rules, max_states)
     assert (r.ids == np.arange(first, stop)).all() and (r.deals == deals).all()
     assert (r.outcome == outcome).all() and (r.states == states).all()
     assert ((r.reason != 0) == (outcome == 2)).all()
@@ -38,6 +29,6 @@ def test_deal_file_chunk_columns_match_the_per_deal_search():
     deals = deals_from_seeds(np.arange(300, 800))
     lines = tuple((k + 1, format_deal(d)) for k, d in enumerate(deals))
     r = solve_chunk(ChunkTask(0, Rules(), lines=lines))
-    outcome, states = reference(deals, Rules())
+    outcome, states = per_deal_outcomes(deals, Rules())
     assert (r.ids == np.arange(1, 501)).all() and (r.deals == deals).all()
     assert (r.outcome == outcome).all() and (r.states == states).all()

@@ -6,24 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.pyramid.batch_kernels import (ChunkBuffers, chunk_buffers, decide_deal_chunk,
+from solver.pyramid.batch_kernels import (chunk_buffers, decide_deal_chunk,
                                           decide_seed_chunk, decide_unlimited)
 from solver.pyramid.deals import deals_from_seeds
-from solver.pyramid.dfs import decide_batch
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.winnable import Workspace
+from tests.pyramid.cases import per_deal_outcomes
 
 UNLIMITED_RULES = [Rules(), Rules(overlap=False), Rules(stock_top=True),
                    Rules(goal="all"), Rules(stock_top=True, goal="all")]
-
-
-def reference(deals, rules, max_states=0):
-    """Outcomes and positions expanded of ``dfs.decide_batch``."""
-    ws = Workspace.create(rules)
-    outcome = np.zeros(len(deals), dtype=np.int8)
-    states = np.zeros(len(deals), dtype=np.int64)
-    decide_batch(deals, rule_args(rules), max_states, ws.args(), outcome, states)
-    return outcome, states
 
 
 def seed_chunk(seeds, rules, max_states=0):
@@ -65,7 +56,7 @@ def test_seed_chunk_deals_the_deals_of_deal_from_seed():
 def test_chunk_kernels_match_decide_batch(rules):
     seeds = sample_seeds(1500 if rules == Rules() else 400)
     deals = deals_from_seeds(seeds)
-    want_outcome, want_states = reference(deals, rules)
+    want_outcome, want_states = per_deal_outcomes(deals, rules)
     _, outcome, states, ns = seed_chunk(seeds, rules)
     assert (outcome == want_outcome).all() and (states == want_states).all()
     assert (ns > 0).all()
@@ -76,7 +67,7 @@ def test_chunk_kernels_match_decide_batch(rules):
 def test_state_cap_gives_the_same_unknowns():
     seeds = np.arange(2000)
     deals = deals_from_seeds(seeds)
-    want = reference(deals, Rules(), max_states=20)
+    want = per_deal_outcomes(deals, Rules(), max_states=20)
     _, outcome, states, _ = seed_chunk(seeds, Rules(), max_states=20)
     assert (outcome == 2).any()
     assert (outcome == want[0]).all() and (states == want[1]).all()
@@ -90,7 +81,7 @@ def test_a_full_small_table_falls_back_to_dfs_decide():
     big = chunk_buffers(len(ws.counts))
     tiny = big._replace(table=np.zeros(16, dtype=np.uint64), touched=np.empty(16, dtype=np.int64))
     deals = deals_from_seeds(np.arange(300))
-    want_outcome, want_states = reference(deals, rules)
+    want_outcome, want_states = per_deal_outcomes(deals, rules)
     assert (want_states > 100).any()
     for k in range(len(deals)):
         o, e = decide_unlimited(deals[k], rule_args(rules), 0, ws.args(), tiny)
@@ -101,7 +92,7 @@ def test_a_full_small_table_falls_back_to_dfs_decide():
 @pytest.mark.slow
 def test_chunk_kernel_matches_decide_batch_on_seeds_0_to_99999():
     seeds = np.arange(100_000)
-    want_outcome, want_states = reference(deals_from_seeds(seeds), Rules())
+    want_outcome, want_states = per_deal_outcomes(deals_from_seeds(seeds), Rules())
     deals, outcome, states, _ = seed_chunk(seeds, Rules())
     assert (deals == deals_from_seeds(seeds)).all()
     assert (outcome == want_outcome).all() and (states == want_states).all()

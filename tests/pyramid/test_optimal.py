@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
@@ -26,6 +25,7 @@ from solver.pyramid.replay import Position, replay, replay_from
 from solver.pyramid.rules import PRESETS, RuleArgs, Rules
 from solver.pyramid.winnable import Outcome, decode_move, solve_winnable
 from solver.pyramid.state import MAX_MOVES, MOVE_DRAW, MOVE_KING, deal_tables, pack_position
+from tests.pyramid.cases import ALL_RULES, packed
 
 # The first seeds (standard: of 0..368, msc: of 0..1193) whose plain BFS needs at most 400,000
 # positions, so that the default run stays quick; chosen by running the BFS alone. Those deals are
@@ -37,11 +37,6 @@ FAST_SEEDS = {
             864, 875, 876, 915, 1177, 1178, 1193],
 }
 BFS_CAP = 400_000
-
-
-def packed(pos: Position) -> int:
-    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
-                         pos.rules.recycles is not None)
 
 
 def check_solution(deal, rules, result, start_pos: Position | None = None):
@@ -105,11 +100,6 @@ def test_agrees_with_plain_bfs_on_200_seeds(preset):
 
 
 ENDGAMES = 12
-
-
-ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
-             for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),
-                                                 ("pyramid", "all"))]
 
 
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe().replace(" ", "-"))

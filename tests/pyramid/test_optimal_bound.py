@@ -14,7 +14,6 @@ not the search's own generator), under all 32 combinations of rule options:
 
 from __future__ import annotations
 
-import itertools
 import random
 import zlib
 
@@ -28,17 +27,7 @@ from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.winnable import Outcome, solve_winnable
-from solver.pyramid.state import pack_position
-
-ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
-             for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),
-                                                 ("pyramid", "all"))]
-
-
-def packed(pos: Position) -> int:
-    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
-                         pos.rules.recycles is not None)
-
+from tests.pyramid.cases import ALL_RULES, packed
 
 class Bound:
     """``h(position)`` for one deal and rules."""

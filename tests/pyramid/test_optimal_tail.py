@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from reference.bfs import bfs_shortest
 from reference.pyramid import endgame_position
-from test_optimal_bound import ALL_RULES, packed
+from tests.pyramid.cases import ALL_RULES, packed
 
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal

@@ -9,7 +9,6 @@ its cap. Every line must replay from its start to exactly the count claimed.
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
@@ -22,23 +21,13 @@ from solver.pyramid import partial
 from solver.pyramid.partial import PartialResult, best_partial
 from solver.pyramid.replay import Position, replay_from
 from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.state import pack_position
 from solver.pyramid.winnable import REASONS, Outcome, solve_winnable
+from tests.pyramid.cases import ALL_RULES, packed
 
 REF_CAP = 10_000
 """Most positions the reference may see for one comparison (about a second of plain Python)."""
 PYRAMID_LEFT = 17
 """The prefix plays on until at most this many pyramid cards are left before the first try."""
-
-ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
-             for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),
-                                                 ("pyramid", "all"))]
-
-
-def packed(pos: Position) -> int:
-    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
-                         pos.rules.recycles is not None)
-
 
 def prefix_positions(deal, rules: Rules, seed: int):
     """Positions along one seeded random line of ``deal`` (removals preferred to draws): after

@@ -15,9 +15,10 @@ from solver.pyramid.free_search import Outcome, dead
 from solver.pyramid.reasons import (REASON_KINDS, LossReason, find_reason, reason_holds)
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.state import deal_tables, pack_position
+from solver.pyramid.state import deal_tables
 from solver.pyramid.winnable import Workspace, solve_winnable
 from tests.reference.reasons import never_removed, verify
+from tests.pyramid.cases import packed
 
 ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=t, goal=g)
              for r, o, t, g in itertools.product((0, 1, 2, None), (True, False), (True, False),
@@ -37,11 +38,6 @@ def random_position(deal, rules: Rules, moves: int, rng: random.Random) -> Posit
         pool = removals if removals and rng.random() < 0.75 else steps
         pos.apply(rng.choice(pool))
     return pos
-
-
-def packed(pos: Position) -> int:
-    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
-                         pos.rules.recycles is not None)
 
 
 def check_position(deal, rules: Rules, pos: Position | None, ws: Workspace) -> LossReason | None:

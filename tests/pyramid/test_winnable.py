@@ -12,7 +12,6 @@ Every solution the fast search returns is replayed move by move through ``solver
 from __future__ import annotations
 
 import functools
-import itertools
 import random
 
 import numpy as np
@@ -27,11 +26,8 @@ from solver.pyramid.replay import KING, PAIR_SUM, Position, replay, replay_from
 from solver.pyramid.rules import PRESETS, Rules
 from solver.pyramid.winnable import Outcome, Workspace, solve_winnable, winnable_many
 from solver.pyramid.state import pack_position
+from tests.pyramid.cases import ALL_RULES
 
-ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
-             for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),
-                                                 ("pyramid", "all"))]
-"""Every combination of the rule options (32)."""
 RULE_IDS = [f"rec{'inf' if r.recycles is None else r.recycles}-{'ov' if r.overlap else 'noov'}-"
             f"{'top' if r.stock_top else 'hidden'}-{r.goal}" for r in ALL_RULES]
 

@@ -1,0 +1,35 @@
+"""What the Pyramid tests share: every rule combination, a replay position packed for the
+kernels, and the per-deal winnability search the whole-chunk kernels must reproduce."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from solver.pyramid.dfs import decide_batch
+from solver.pyramid.replay import Position
+from solver.pyramid.rules import Rules, rule_args
+from solver.pyramid.state import pack_position
+from solver.pyramid.winnable import Workspace
+
+ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
+             for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),
+                                                 ("pyramid", "all"))]
+"""Every combination of the rule options (32): recycles unlimited/0/1/2, overlap, stock top, goal."""
+
+
+def packed(pos: Position) -> int:
+    """The replay checker's position ``pos`` as the kernels' packed uint64 (as an int)."""
+    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
+                         pos.rules.recycles is not None)
+
+
+def per_deal_outcomes(deals: np.ndarray, rules: Rules, max_states: int = 0):
+    """``(outcome, states)`` of ``dfs.decide_batch``: each deal's own winnability search, the
+    columns the whole-chunk kernels must reproduce."""
+    ws = Workspace.create(rules)
+    outcome = np.zeros(len(deals), dtype=np.int8)
+    states = np.zeros(len(deals), dtype=np.int64)
+    decide_batch(deals, rule_args(rules), max_states, ws.args(), outcome, states)
+    return outcome, states
