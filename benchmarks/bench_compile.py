@@ -24,7 +24,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 

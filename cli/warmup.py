@@ -113,10 +113,8 @@ def warmup(commands: tuple[str, ...], quiet: bool, as_json: bool) -> None:
 
 
 def cache_dir() -> str:
-    """The numba cache directory the commands use (``NUMBA_CACHE_DIR``, set when ``solver`` is
-    imported)."""
+    """The numba cache directory the commands use: ``NUMBA_CACHE_DIR``, which importing
+    ``solver`` (as ``cli.main`` does) sets when it is unset."""
     import os
-
-    import solver  # noqa: F401 - importing it sets NUMBA_CACHE_DIR when unset
 
     return os.environ["NUMBA_CACHE_DIR"]
