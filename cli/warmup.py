@@ -11,7 +11,9 @@ second and a half (the process start). Nothing it runs writes anywhere but numba
 temporary directory.
 
 Exit codes: 0 done; 2 bad input; 70 a command line failed (a bug: its last line on stderr is
-shown); 130 Ctrl-C (what was compiled so far stays in the cache).
+shown); 74 numba's cache directory cannot be written (numba would then compile without keeping
+anything, so the warm-up would be useless); 130 Ctrl-C (what was compiled so far stays in the
+cache).
 
 This module is imported for ``pyramid --help``, so it imports no solver module (numba) at the top.
 """
@@ -24,7 +26,7 @@ from pathlib import Path
 import click
 
 from cli.common import echo_json, json_option, quiet_option
-from cli.main import EXIT_INTERNAL, cli
+from cli.main import EXIT_INTERNAL, EXIT_IO, cli
 
 GAMES = ("old-maid", "black-maria", "hearts", "one-card", "duizenden")
 """The other games, warmed by ``warmup all`` (or by name)."""
@@ -81,6 +83,7 @@ def warmup(commands: tuple[str, ...], quiet: bool, as_json: bool) -> None:
 
     from solver.core.compiling import run_logged
 
+    check_cache_writable(cache_dir())
     names = [c.lower() for c in commands] or list(PYRAMID_COMMANDS)
     chosen = [t for t in TARGETS if t in names or ALL in names]
     rows = []
@@ -118,3 +121,18 @@ def cache_dir() -> str:
     import os
 
     return os.environ["NUMBA_CACHE_DIR"]
+
+
+def check_cache_writable(path: str) -> None:
+    """Exit with ``EXIT_IO`` and one line when the cache directory ``path`` cannot be created or
+    written (numba would only warn, compile, and keep nothing)."""
+    import os
+
+    try:
+        os.makedirs(path, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".pyramid-warmup-"):
+            pass
+    except OSError as e:
+        click.echo(f"Error: numba's cache directory {path} cannot be written "
+                   f"({e.strerror or e}); set NUMBA_CACHE_DIR to a writable directory", err=True)
+        raise click.exceptions.Exit(EXIT_IO) from None

@@ -20,7 +20,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import cli.warmup as warmup_cmd
-from cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED, cli
+from cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, cli
 from solver.core.compiling import run_logged
 from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
 
@@ -63,6 +63,15 @@ def test_a_cold_run_does_compile(tmp_path):
 def test_an_unknown_command_is_refused():
     line = assert_clean_failure(run_pyramid(["warmup", "solv"], timeout=60), 2, "solv")
     assert "solve" in line
+
+
+def test_an_unwritable_cache_directory_is_one_line_and_exit_74(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    proc = run_pyramid(["warmup", "old-maid"], env={"NUMBA_CACHE_DIR": str(blocker / "cache")},
+                       timeout=60)
+    assert_clean_failure(proc, EXIT_IO, ("cache directory", str(blocker / "cache")))
+    assert proc.stdout == ""
 
 
 def test_every_warm_line_is_a_valid_command_line(tmp_path):
