@@ -224,6 +224,17 @@ def test_limits_give_unknown_with_a_sound_lower_bound(limit):
     assert result.lower_bound is not None and 14 <= result.lower_bound <= 63
 
 
+@pytest.mark.parametrize("preset", ["standard", "msc"])
+def test_max_states_is_never_exceeded(preset):
+    """The positions reported (winnability turns and A* together) stay within ``max_states``,
+    also when the winnability search's turn used the whole cap (it once gave A* one more)."""
+    for seed, cap in [(2, 1), (2, 100), (2, 20_000), (10, 2000), (10, 20_001), (1834, 5000)]:
+        result = solve_optimal(deal_from_seed(seed), PRESETS[preset], max_states=cap)
+        assert result.states <= cap, (seed, cap, result.states)
+        if result.outcome == Outcome.UNKNOWN:
+            assert result.reason == "states" and result.states == cap, (seed, cap)
+
+
 def test_lower_bound_grows_with_the_budget_and_stays_below_the_answer():
     deal = deal_from_seed(19)
     full = solve_optimal(deal, Rules())

@@ -374,7 +374,10 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
         if upper != _NO_BOUND:
             a_cap = 0
         if max_states > 0:
-            left = max(1, max_states - spent)
+            left = max_states - spent  # A* expansions in all that still fit the cap
+            if left <= 0:  # the winnability search used every position the cap allows
+                reason = REASON_STATES
+                break
             a_cap = left if a_cap == 0 else min(a_cap, left)
         status, reason = _drive(ws, deal, ctab, begin, rule, regs, a_cap, deadline,
                                 max_positions)
