@@ -1,6 +1,7 @@
 """The minimum-move search's speed-ups for its slow tail, checked on positions where they fire.
 
-* forced lines (``solver.pyramid.optimal.moves.forced_line``): after a draw or a recycle the
+* forced lines (``solver.pyramid.optimal.moves.forced_line``, and ``forced_jump``, which the
+  search calls: the same line's end by bit operations): after a draw or a recycle the
   search steps over positions whose only move is another draw or recycle. Checked against the
   generator itself: along every line it follows, ``gen_optimal`` offers exactly that one move at
   each position stepped over, and something else (or nothing: a dropped line) where it stops; on
@@ -24,7 +25,8 @@ from tests.pyramid.cases import ALL_RULES, packed
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.optimal.index import TAG_SHIFT, find_tagged, rehash_tagged, tag_of
-from solver.pyramid.optimal.moves import DROPPED, MAX_FORCED, child_of, forced_line, gen_optimal
+from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
+                                          gen_optimal)
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, deal_tables, move_kind
@@ -47,16 +49,19 @@ def generic_line(state, tabs, rule) -> tuple[np.uint64, int]:
 
 
 def check_line(state, tabs, rule) -> int:
-    """``forced_line`` from ``state`` stops where ``generic_line`` does (the same position and
-    count, or both drop the line); returns the moves followed."""
+    """``forced_line`` and ``forced_jump`` (the search's shortcut, bit operations with the stock
+    top hidden) from ``state`` stop where ``generic_line`` does (the same position and count, or
+    all drop the line); returns the moves followed."""
     line = np.zeros(MAX_FORCED, dtype=np.int64)
-    end, k = forced_line(np.uint64(state), tabs, rule, line, np.int64(0))
     want_end, want_k = generic_line(state, tabs, rule)
-    if want_k == DROPPED:
-        assert k == DROPPED, (hex(int(state)), k)
-        return 0
-    assert (int(end), int(k)) == (int(want_end), want_k), hex(int(state))
-    return int(k)
+    for found in (forced_line(np.uint64(state), tabs, rule, line, np.int64(0)),
+                  forced_jump(np.uint64(state), tabs, rule, line)):
+        end, k = found
+        if want_k == DROPPED:
+            assert k == DROPPED, (hex(int(state)), k)
+        else:
+            assert (int(end), int(k)) == (int(want_end), want_k), hex(int(state))
+    return 0 if want_k == DROPPED else int(want_k)
 
 
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe().replace(" ", "-"))

@@ -14,7 +14,7 @@ so the partial-order reduction of ``gen_concrete`` applies), with
   solution);
 * the move generator ``gen_optimal`` of ``solver.pyramid.optimal.moves``, which leaves out moves
   that a shortest solution never needs; after a draw or a recycle, the positions whose only move
-  is another draw or recycle are stepped over (``forced_line``), not stored: the child is the
+  is another draw or recycle are stepped over (``forced_jump``), not stored: the child is the
   first position with a choice, its moves so far counting every move of the line (about four
   positions in ten of a hard deal's search were such steps);
 * an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
@@ -32,7 +32,8 @@ from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_
                                           R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,
                                           R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB,
                                           find_tagged, queue_push, tag_of)
-from solver.pyramid.optimal.moves import DROPPED, MAX_FORCED, child_of, forced_line, gen_optimal
+from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
+                                          gen_optimal)
 from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, REC_MASK, deal_tables, is_won, move_kind
 
 WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
@@ -132,7 +133,7 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
             child = child_of(state, m, recycles)
             g1 = g + 1
             if move_kind(m) <= MOVE_RECYCLE:
-                child, extra = forced_line(child, tabs, rule, line, np.int64(0))
+                child, extra = forced_jump(child, tabs, rule, line)
                 if extra == DROPPED:
                     continue
                 g1 += extra

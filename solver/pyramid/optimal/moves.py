@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.core.bits import popcount
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT,
-                                  PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete, encode_move,
-                                  gen_concrete,
-                                  lowest_bit_index, push_draw_or_recycle, push_pyramid_pairs,
-                                  push_with_card, stock_top, uncovered_mask, waste_top)
+from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT, PTR_MASK, PTR_SHIFT,
+                                  PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, STOCK_SHIFT,
+                                  apply_concrete, encode_move, gen_concrete, lowest_bit_index,
+                                  pointer, push_draw_or_recycle, push_pyramid_pairs,
+                                  push_with_card, recycles_used, stock_top, uncovered_mask,
+                                  waste_top)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -153,6 +155,51 @@ def forced_line(state, tabs, rule, out, n):
             return state, DROPPED
         state = child_of(state, out[n + k], rule.recycles)
         k += 1
+
+
+@njit(cache=True)
+def forced_jump(state, tabs, rule, scratch):
+    """``forced_line(state, tabs, rule, scratch, 0)`` without recording the moves: the position
+    reached and the number of moves, or ``DROPPED``. With the stock top hidden (the default
+    rules) the end of the line is found in a few bit operations instead of one draw at a time; with
+    the stock top available it is ``forced_line`` itself (``scratch`` takes its moves).
+
+    Stock top hidden: only the waste top can stop the line, and it stops at the first card that
+    is a king or pairs with an uncovered pyramid card (a *playable* card; the pyramid does not
+    change along the line). The waste top itself may be one (no move); else the first playable
+    card of the stock, reached by one draw per in-play stock card down to it; else, with a
+    recycle left, every stock card drawn, a recycle, and one draw per in-play card down to the
+    first playable one. No playable card in play at all: ``DROPPED``, as ``forced_line``."""
+    if rule.stock_top:
+        return forced_line(state, tabs, rule, scratch, np.int64(0))
+    stock = (state & STOCK_MASK) >> STOCK_SHIFT
+    unc = uncovered_mask(state & PYR_MASK)
+    play = tabs.skings >> STOCK_SHIFT
+    for v in range(1, 13):
+        if unc & tabs.vmask[13 - v]:
+            play |= tabs.sval[v] >> STOCK_SHIFT
+    play &= stock
+    if play == _ZERO:
+        return state, DROPPED
+    p = np.uint64(pointer(state))
+    if p > _ZERO and (play >> (p - _ONE)) & _ONE:
+        return state, np.int64(0)  # the waste top is playable
+    region = stock & ~((_ONE << p) - _ONE)  # the in-play cards still in the stock
+    hit = play & region
+    k = np.int64(0)
+    if hit == _ZERO:  # through the stock, a recycle, then from the bottom of the new stock
+        if not (rule.recycles < 0 or recycles_used(state) < rule.recycles):
+            return state, DROPPED
+        k = popcount(region) + 1
+        if rule.recycles >= 0 and (state & REC_MASK) != REC_MASK:
+            state += _ONE << REC_SHIFT
+        region = stock
+        hit = play
+    c = np.uint64(lowest_bit_index(hit))
+    k += popcount(region & ((_ONE << (c + _ONE)) - _ONE))
+    if k > MAX_FORCED - 1:
+        return state, DROPPED
+    return (state & ~PTR_MASK) | ((c + _ONE) << PTR_SHIFT) | AFTER_DRAW, k
 
 
 @njit(cache=True)
