@@ -1,8 +1,9 @@
 """The winnability search of real positions under limited recycles (``concrete_search``).
 
 Real positions carry the stock pointer and the recycles used; the free-stock search
-(``solver.pyramid.free_search``) is its relaxation and oracle, and ``solver.pyramid.prune`` holds
-the exact pruning rules that know the passes left.
+(``solver.pyramid.free_search``) is its relaxation and oracle, ``solver.pyramid.prune`` holds
+the exact pruning rules that know the passes left, and ``solver.pyramid.pass_subgame`` the proofs
+of loss by two classes of values played alone with the stock's order and the passes left.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from numba import njit
 
 from solver.pyramid.free_search import LOST, UNKNOWN, WON, dead, dead_after, free_search
 from solver.pyramid.lost_table import table_add, table_has
+from solver.pyramid.pass_subgame import (ALL_CLASSES, moved_classes, no_pass_buffers,
+                                         pass_buffers, pass_subgame_lost)
 from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmatched,
                                   unmatched_after, waste_deadlock)
 from solver.pyramid.state import REC_MASK, REC_SHIFT, apply_concrete, gen_concrete, is_won
@@ -22,6 +25,9 @@ ORACLE_MIN_SHARE = 10
 """...and after that only while at least 1 in 10 of its answers has cut a position (on stock-top
 rules it cuts most lost lines; with the stock top hidden and few recycles it seldom does, and
 asking it would only cost time)."""
+SUBGAME_AFTER = 64
+"""Positions the search expands before it starts the pass-subgame proofs
+(``solver.pyramid.pass_subgame``): most won deals finish sooner and never pay for its tables."""
 
 
 @njit(cache=True)
@@ -33,8 +39,14 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     answer is looked up (and searched for once, then remembered), for as long as the oracle
     earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). The rules of ``solver.pyramid.prune``
     cut first: burial, the partner count and the waste deadlock on the last pass, and a forced
-    pair is searched alone. Concrete positions use rows ``0..free_base-1``; the oracle the rows
-    from ``free_base``. Returns ``(outcome, length, expanded, lost)``.
+    pair is searched alone. After ``SUBGAME_AFTER`` positions the pass-subgame proofs start:
+    every position then on the stack is tried with the subgames of all pairs of classes, and
+    every child after that with those of the classes its move changed (``moved_classes``: the
+    others are the same subgames as its parent's, already won); their answers are kept for the
+    whole search. Measured on this machine, seeds 0..999 of ``--recycles 0 --stock-top``: 3.9x
+    fewer positions, 2.8x more deals per second; ``--rules msc`` seeds 0..1999: 2.9x fewer, 1.6x
+    more. Concrete positions use rows ``0..free_base-1``; the oracle the rows from
+    ``free_base``. Returns ``(outcome, length, expanded, lost)``.
     """
     moves = ws.moves
     counts = ws.counts
@@ -46,6 +58,8 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
         return o, 0, expanded, lost
     if max_states > 0 and expanded >= max_states:
         return UNKNOWN, 0, expanded, lost
+    pb = no_pass_buffers()  # the pass-subgame proofs start after SUBGAME_AFTER positions
+    proving = False
     probes = 0
     prunes = 0
     stack = np.empty(free_base, dtype=np.uint64)
@@ -54,12 +68,14 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                                gen_concrete(start, tabs, rule, moves[0]))
     counts[0, 1] = 0
     expanded += 1
+    concrete = 1
     depth = 0
     while depth >= 0:
         if counts[depth, 1] < counts[depth, 0]:
             m = moves[depth, counts[depth, 1]]
             counts[depth, 1] += 1
-            child = apply_concrete(stack[depth], m)
+            moved = apply_concrete(stack[depth], m)
+            child = moved
             if is_won(child, rule.goal_all):
                 for d in range(depth + 1):
                     path[d] = moves[d, counts[d, 1] - 1]
@@ -83,6 +99,28 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                     waste_deadlock(child, tabs, rule):
                 lost = table_add(lost, child, ws)
                 continue
+            if proving:
+                classes = moved_classes(m, moved, child, tabs)
+                if classes and pass_subgame_lost(child, classes, tabs, rule, pb):
+                    lost = table_add(lost, child, ws)
+                    continue
+            elif concrete >= SUBGAME_AFTER:
+                # from now on: every position on the stack gets its subgames tried once, the
+                # children only those of the classes their move changed
+                proving = True
+                pb = pass_buffers(rule.recycles)
+                cut = False
+                for d in range(depth + 1):
+                    if pass_subgame_lost(stack[d], ALL_CLASSES, tabs, rule, pb):
+                        counts[d, 1] = counts[d, 0]  # lost: popped next, stored as lost
+                        depth = d
+                        cut = True
+                        break
+                if cut:
+                    continue
+                if pass_subgame_lost(child, ALL_CLASSES, tabs, rule, pb):
+                    lost = table_add(lost, child, ws)
+                    continue
             left = max_states - expanded if max_states > 0 else 0
             if max_states > 0 and left <= 0:
                 return UNKNOWN, 0, expanded, lost
@@ -99,6 +137,7 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                 if max_states > 0 and expanded >= max_states:
                     return UNKNOWN, 0, expanded, lost
             expanded += 1
+            concrete += 1
             depth += 1
             stack[depth] = child
             counts[depth, 0] = forced_pair(child, tabs, rule, moves[depth],

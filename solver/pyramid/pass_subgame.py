@@ -1,0 +1,326 @@
+"""A proof of loss for the limited-recycles search: the subgame of one class of values *with the
+stock's order and the passes left* (``pass_subgame_lost``).
+
+``solver.pyramid.subgame`` plays the cards of one or two classes (a class: the values ``v`` and
+``13 - v``) with every stock card at hand whenever it is wanted: a relaxation of the free-stock
+search. Under limited recycles that throws away what makes most lost deals lost: the order of
+the stock and the stack of the waste. The *pass subgame* keeps them. Its positions are the cards
+of the class still in play (packed like a position), a pointer and the recycles used; its moves
+are those of the real game on the class's cards alone, every other card taken as gone:
+
+* a pyramid card is available when no card of the subgame in play lies in its cone (as in
+  ``subgame``), and an overlap pair as there;
+* the waste top is the highest subgame card in play below the pointer, the stock top (when the
+  stock top is available) the lowest at or above it;
+* pairs: two available partners, an available card with the waste top or the stock top, the
+  waste top with the stock top (stock top available); the kernel leaves out the pairs of an
+  available card with the stock top, as a draw followed by the pair with the new waste top
+  reaches the same subgame position (the canonical pointer falls back to where it was);
+* a draw moves the pointer past the stock top; when no subgame card is left at or above the
+  pointer and a recycle is left, a recycle sets the pointer to 0 and counts one.
+
+Argument (why a lost pass subgame proves the position lost). Take a winning line of the real
+game from the position and keep only its moves on the subgame's cards, the real pointer and
+recycle count alongside. A pair never joins cards of two classes (13 = v + (13 - v) only), so
+every kept removal is a pair of two subgame cards. When the real game pairs a pyramid card, its
+cone holds no card, so none of the subgame either (overlap: as in ``subgame``). When it pairs
+its waste top ``w`` (the highest in-play card below the real pointer), ``w`` is the highest
+subgame card in play below it too; likewise the stock top (the lowest in-play card at or above
+the pointer). A real draw moves the pointer past the real stock top: when that card is a subgame
+card this is the subgame's draw, otherwise no subgame card lies between the two pointers and the
+subgame position is unchanged (a subgame pointer stands for every pointer with the same subgame
+cards below it; the kernel keeps it canonical, one past the highest subgame card in play below
+it). A real recycle needs an empty real stock, so no subgame card is at or above the pointer,
+and it counts one recycle in both games. So the kept moves are a line of the subgame that clears
+every subgame card the goal needs cleared: the subgame is won. Hence a lost subgame proves the
+position lost. As in ``subgame`` this needs a ``closed`` position (every card a present card
+covers present too), which every position reached from a deal's start is.
+
+The subgame's positions only lose cards or move the pointer on or spend a recycle, so its search
+(depth first, stopping at the first win) never meets a position twice on one line: a position met
+before is lost (``subgame`` argues the same), kept in a small hash set.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from solver.pyramid.layout import ABOVE, DIRECT, PYRAMID_CARDS
+from solver.pyramid.lost_table import table_has, table_put
+from solver.pyramid.state import (MOVE_DRAW, MOVE_PAIR, MOVE_RECYCLE, PTR_MASK, PTR_SHIFT,
+                                  PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, move_a, move_kind)
+from solver.pyramid.subgame import closed, lowest, shadow
+
+CLASSES = 6
+"""Classes of values: the low value ``v`` 1..6 with its partner ``13 - v``."""
+ALL_CLASSES = ((1 << (CLASSES + 1)) - 1) & ~1
+"""Bit ``v`` set for every class ``v`` 1..6 (the ``classes`` argument of the kernels)."""
+CLASS_CARDS = 8
+"""Cards of one class in a deck: four of each of its two values."""
+MAX_CLASSES = 2
+"""Classes a pass subgame plays together at most."""
+MAX_CHILDREN = 128
+"""Room for the moves of one subgame position (per class at most 4 x 4 pyramid pairs, 8 with
+the waste top, 8 with the stock top, 8 overlap pairs, one stock pair; and a draw or recycle)."""
+MEMO_SLOTS = 1 << 12
+"""Slots of the set of subgame positions seen (kept under three quarters full: beyond that the
+search goes on without remembering more)."""
+
+BUDGET = 1000
+"""Subgame positions one search may expand; beyond that it gives up and proves nothing (the
+answer counts as won: no position is cut). Under goal "all" some subgames are large, and a
+proof that costs more than the positions it would save is no gain."""
+KNOWN_SLOTS = 1 << 16
+"""Slots of the set of subgame answers known (kept under three quarters full)."""
+KNOWN_WON = np.uint64(1) << np.uint64(62)
+KNOWN_LOST = np.uint64(1) << np.uint64(63)
+"""Tags of a subgame start position (bits 0..61) in the set of answers known."""
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+_ABOVE = ABOVE.astype(np.uint64)
+_DIRECT = DIRECT.astype(np.uint64)
+_STOCK_BASE = np.uint64(PYRAMID_CARDS)
+_ONE_REC = np.uint64(1) << REC_SHIFT
+
+
+class PassBuffers(NamedTuple):
+    """Arrays a pass-subgame search reuses (``pass_buffers``)."""
+
+    stack: np.ndarray
+    """The subgame position at each depth."""
+    moves: np.ndarray
+    """Per depth, the child positions to try there..."""
+    counts: np.ndarray
+    """...and per depth the children generated and tried."""
+    memo: np.ndarray
+    """The subgame positions seen, a hash set of ``solver.pyramid.lost_table``..."""
+    touched: np.ndarray
+    """...and its slots in use, for a cheap clean-up."""
+    known: np.ndarray
+    """The answers known, over the whole search of one deal (fresh buffers for each): subgame
+    start positions tagged ``KNOWN_WON`` or ``KNOWN_LOST``, a hash set (``KNOWN_SLOTS``)..."""
+    known_n: np.ndarray
+    """...and how many it holds (one int64)."""
+
+
+@njit(cache=True)
+def no_pass_buffers():
+    """Empty ``PassBuffers`` of the right types: a stand-in until a search needs real ones."""
+    return PassBuffers(np.empty(1, dtype=np.uint64), np.empty((1, 1), dtype=np.uint64),
+                       np.empty((1, 2), dtype=np.int64), np.zeros(1, dtype=np.uint64),
+                       np.empty(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
+                       np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def pass_buffers(recycles):
+    """Fresh ``PassBuffers`` for rules with ``recycles`` (>= 0) allowed: the deepest line of two
+    classes holds eight pairs, and on each of the ``recycles + 1`` passes at most sixteen draws
+    and a recycle."""
+    cards = MAX_CLASSES * CLASS_CARDS
+    depth = cards // 2 + (cards + 1) * (recycles + 1) + 1
+    return PassBuffers(np.empty(depth + 1, dtype=np.uint64),
+                       np.empty((depth + 1, MAX_CHILDREN), dtype=np.uint64),
+                       np.empty((depth + 1, 2), dtype=np.int64),
+                       np.zeros(MEMO_SLOTS, dtype=np.uint64),
+                       np.empty(MEMO_SLOTS, dtype=np.int64),
+                       np.zeros(KNOWN_SLOTS, dtype=np.uint64),
+                       np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True, inline='always')
+def with_pointer(m, waste):
+    """``m`` with its pointer set canonically for the subgame waste ``waste`` (stock bits in
+    place): one past the highest of them, 0 for none."""
+    m &= ~PTR_MASK
+    if waste == _ZERO:
+        return m
+    top = np.uint64(63) - np.uint64(leading_zeros(waste)) - _STOCK_BASE
+    return m | ((top + _ONE) << PTR_SHIFT)
+
+
+@njit(cache=True, inline='always')
+def pass_children(m, tabs, rule, out):
+    """The subgame positions one move after ``m`` into ``out``; returns their number."""
+    val = tabs.val
+    pyr = m & PYR_MASK
+    stock = m & STOCK_MASK
+    ptr = (m & PTR_MASK) >> PTR_SHIFT
+    below = (_ONE << (ptr + _STOCK_BASE)) - _ONE
+    waste = stock & below
+    ahead = stock & ~below
+    wbit = _ZERO
+    wval = 0
+    if waste:
+        wbit = _ONE << (np.uint64(63) - np.uint64(leading_zeros(waste)))
+        wval = val[63 - np.int64(leading_zeros(waste))]
+    sbit = _ZERO
+    sval = 0
+    if rule.stock_top and ahead:
+        sbit = lowest(ahead)
+        sval = val[np.int64(trailing_zeros(ahead))]
+    avail = pyr & ~shadow(pyr)
+    n = 0
+    x = avail
+    while x:
+        p = np.int64(trailing_zeros(x))
+        a = x & (~x + _ONE)
+        x &= x - _ONE
+        mates = tabs.pmates[p] & x
+        while mates:
+            b = mates & (~mates + _ONE)
+            mates &= mates - _ONE
+            out[n] = m & ~(a | b)
+            n += 1
+        if wbit and wval + val[p] == 13:
+            out[n] = with_pointer(m & ~(a | wbit), waste & ~wbit)
+            n += 1
+    if rule.overlap:
+        x = pyr & ~avail
+        while x:
+            p = np.int64(trailing_zeros(x))
+            x &= x - _ONE
+            c = _ABOVE[p] & pyr
+            if (c & (c - _ONE)) == _ZERO and (c & _DIRECT[p] & avail) and \
+                    (c & tabs.pmates[p]):
+                out[n] = m & ~(c | (_ONE << np.uint64(p)))
+                n += 1
+    if wbit and sbit and wval + sval == 13:
+        out[n] = with_pointer(m & ~(wbit | sbit), waste & ~wbit)
+        n += 1
+    if ahead:
+        s = np.uint64(trailing_zeros(ahead)) - _STOCK_BASE
+        out[n] = (m & ~PTR_MASK) | ((s + _ONE) << PTR_SHIFT)
+        n += 1
+    elif waste and np.int64((m & REC_MASK) >> REC_SHIFT) < rule.recycles:
+        out[n] = (m & ~PTR_MASK) + _ONE_REC
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
+    """Whether the pass subgame of the cards ``cards`` (pyramid and stock bits of its classes) of
+    the concrete position ``state`` can clear every one of them the goal needs cleared, or the
+    search expanded more than ``budget`` subgame positions first (then True: no proof)."""
+    must = PYR_MASK | STOCK_MASK if rule.goal_all else PYR_MASK
+    m = state & cards
+    if not (m & must):
+        return True
+    ptr = (state & PTR_MASK) >> PTR_SHIFT
+    start = with_pointer(m | (state & REC_MASK),
+                         m & STOCK_MASK & ((_ONE << (ptr + _STOCK_BASE)) - _ONE))
+    if table_has(pb.known, start | KNOWN_WON):
+        return True
+    if table_has(pb.known, start | KNOWN_LOST):
+        return False
+    stack = pb.stack
+    moves = pb.moves
+    counts = pb.counts
+    n_memo = 0
+    stack[0] = start
+    fresh = True
+    depth = 0
+    won = False
+    pushed = 0
+    while depth >= 0:
+        if fresh:
+            counts[depth, 0] = pass_children(stack[depth], tabs, rule, moves[depth])
+            counts[depth, 1] = 0
+            fresh = False
+        if counts[depth, 1] < counts[depth, 0]:
+            child = moves[depth, counts[depth, 1]]
+            counts[depth, 1] += 1
+            if not (child & must):
+                won = True
+                break
+            if table_has(pb.memo, child):
+                continue
+            if 4 * (n_memo + 1) <= 3 * len(pb.memo):
+                pb.touched[n_memo] = table_put(pb.memo, child)
+                n_memo += 1
+            pushed += 1
+            if pushed > budget:
+                won = True  # given up: no proof
+                break
+            depth += 1
+            stack[depth] = child
+            fresh = True
+        else:
+            depth -= 1
+    for k in range(n_memo):
+        pb.memo[pb.touched[k]] = _ZERO
+    n = pb.known_n[0]
+    if 4 * (n + 1) <= 3 * len(pb.known):
+        if table_put(pb.known, start | (KNOWN_WON if won else KNOWN_LOST)) >= 0:
+            pb.known_n[0] = n + 1
+    return won
+
+
+@njit(cache=True, inline='always')
+def class_cards(v, tabs):
+    """Pyramid and stock bits of the cards of class ``v`` (1..6)."""
+    return tabs.vmask[v] | tabs.vmask[13 - v] | tabs.sval[v] | tabs.sval[13 - v]
+
+
+@njit(cache=True, inline='always')
+def class_of(v):
+    """The class (1..6) of value ``v`` (1..12)."""
+    return min(v, 13 - v)
+
+
+@njit(cache=True, inline='always')
+def moved_classes(m, moved, child, tabs):
+    """Bit ``v`` set for each class ``v`` whose pass subgames may differ between the position
+    before move ``m`` and ``child``: ``moved`` is the position right after ``m``, ``child`` the
+    same after ``prune.bury_last_pass`` cleared cards (or ``moved`` itself).
+
+    A pass subgame's start depends only on its cards in play, which of them lie below the
+    pointer, and the recycles used. A pair takes two cards of one class; a draw moves one card
+    (the stock top, now the waste top: one below ``moved``'s pointer) below the pointer; a
+    recycle moves all and counts one; a king is of no class (a waste-top king leaving lowers the
+    canonical pointer past no card in play). Buried cards leave the game."""
+    kind = move_kind(m)
+    cl = 0
+    if kind == MOVE_PAIR:
+        cl = 1 << class_of(tabs.val[move_a(m)])
+    elif kind == MOVE_DRAW:
+        v = tabs.val[PYRAMID_CARDS - 1 + np.int64((moved & PTR_MASK) >> PTR_SHIFT)]
+        if v < 13:
+            cl = 1 << class_of(v)
+    elif kind == MOVE_RECYCLE:
+        return ALL_CLASSES
+    gone = (moved ^ child) & STOCK_MASK
+    while gone:
+        v = tabs.val[np.int64(trailing_zeros(gone))]
+        gone &= gone - _ONE
+        if v < 13:
+            cl |= 1 << class_of(v)
+    return cl
+
+
+@njit(cache=True)
+def pass_subgame_lost(state, classes, tabs, rule, pb):
+    """True when the pass subgame of two classes together, one of them with its bit set in
+    ``classes``, is lost: a proof that ``state`` is lost (closed positions only; answers are
+    remembered in ``pb.known``).
+
+    Two classes, not one: a won subgame of two classes restricted to either class is a won
+    subgame of that class (the argument of the module docstring, once more), so the one-class
+    subgames prove nothing more, and the stack of the waste ties classes together where the
+    cones of the pyramid need not."""
+    if not closed(state):
+        return False
+    for v in range(1, CLASSES + 1):
+        for u in range(v + 1, CLASSES + 1):
+            if not ((classes >> v) & 1 or (classes >> u) & 1):
+                continue
+            if not pass_subgame_clears(state, class_cards(v, tabs) | class_cards(u, tabs), tabs,
+                                       rule, pb, BUDGET):
+                return True
+    return False

@@ -1,0 +1,185 @@
+"""The pass-subgame proofs of ``solver.pyramid.pass_subgame`` (two classes of values played alone,
+with the stock's order, the waste's stack and the recycles left): the kernel against a plain
+brute force of the same subgame written here, every proof of loss it gives against the plain
+concrete reference (``tests/reference/pyramid.py``) on all 24 limited-recycles combinations, and
+``moved_classes`` against the subgame starts it claims unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from reference.pyramid import endgame_position, partner_endgame, reference_winnable_from
+from solver.core.cards import card_rank
+from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.pass_subgame import (ALL_CLASSES, class_cards, moved_classes, pass_buffers,
+                                         pass_subgame_clears, pass_subgame_lost, with_pointer)
+from solver.pyramid.rules import Rules, rule_args
+from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
+                                  apply_concrete, deal_tables, gen_concrete, pack_position)
+from tests.pyramid.test_limited_pruning import LIMITED_RULES, RULE_IDS
+
+CLASS_PAIRS = list(itertools.combinations(range(1, 7), 2))
+"""Every set of two classes (by their low values)."""
+NO_BUDGET = 1 << 40
+"""A budget no subgame search reaches (the kernel then plays the whole subgame)."""
+POSITIONS_PER_RULES = 80
+REFERENCE_CAP = 100_000
+"""Positions the plain reference may expand on a position before it gives up (it then confirms
+nothing; the test counts only the losses it confirms)."""
+
+
+def brute_clears(deal, rules: Rules, state: int, lows) -> bool:
+    """The pass subgame of the classes ``lows``, played out by memoised recursion: cards as slots
+    (pyramid 0..27, stock 28 + index), the raw pointer and the recycles used, written from the
+    rules of the subgame alone."""
+    values = [card_rank(int(c)) for c in deal]
+    cards = frozenset(s for s in range(52) if state >> s & 1
+                      and values[s] != 13 and min(values[s], 13 - values[s]) in lows)
+    ptr0 = (state & int(PTR_MASK)) >> int(PTR_SHIFT)
+    rec0 = (state & int(REC_MASK)) >> int(REC_SHIFT)
+
+    def free(p, left):  # a pyramid card with no card of the subgame left in its cone
+        return not any(q < PYRAMID_CARDS and int(ABOVE[p]) >> q & 1 for q in left)
+
+    def must(left):
+        return any(s < PYRAMID_CARDS or rules.goal == "all" for s in left)
+
+    @functools.lru_cache(maxsize=None)
+    def clears(left, ptr, rec):
+        if not must(left):
+            return True
+        waste = [s for s in left if PYRAMID_CARDS <= s < PYRAMID_CARDS + ptr]
+        ahead = [s for s in left if s >= PYRAMID_CARDS + ptr]
+        wtop = max(waste) if waste else None
+        stop = min(ahead) if ahead and rules.stock_top else None
+        for a, b in itertools.combinations(sorted(left), 2):
+            if values[a] + values[b] != 13:
+                continue
+            if b < PYRAMID_CARDS:
+                ok = free(a, left) and free(b, left)
+                for c, p in ((a, b), (b, a)):  # c covers p directly, the only card in its cone
+                    if rules.overlap and int(COVER_MASK[p]) >> c & 1 and free(c, left) \
+                            and free(p, left - {c}):
+                        ok = True
+            elif a < PYRAMID_CARDS:
+                ok = free(a, left) and b in (wtop, stop)
+            else:
+                ok = {a, b} == {wtop, stop}
+            if ok and clears(left - {a, b}, ptr, rec):
+                return True
+        if ahead:
+            return clears(left, min(ahead) - PYRAMID_CARDS + 1, rec)
+        if waste and rec < rules.recycles:
+            return clears(left, 0, rec + 1)
+        return False
+
+    return clears(cards, ptr0, rec0)
+
+
+def positions(rules: Rules, n: int, first_seed: int, partners_only: bool = False):
+    """``(deal, Position)``: seeded endgames of 4..10 pyramid cards, with 6..16 stock cards (even
+    seeds) or a partner for each pyramid card (odd seeds, or all with ``partners_only``: many of
+    them are won), any number of recycles used."""
+    for i in range(n):
+        seed = first_seed + i
+        deal = deal_from_seed(seed)
+        if seed % 2 or partners_only:
+            pos = partner_endgame(deal, rules, seed, 4 + seed % 7)
+        else:
+            pos = endgame_position(deal, rules, seed, 4 + seed % 7, stock_left=6 + seed % 11)
+        pos.recycles_used = random.Random(seed).randint(0, rules.recycles)
+        yield deal, pos
+
+
+def packed(pos) -> int:
+    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used, True)
+
+
+@pytest.mark.parametrize("rules", LIMITED_RULES, ids=RULE_IDS)
+def test_kernel_plays_the_subgame_of_the_brute_force(rules):
+    rule = rule_args(rules)
+    lost = 0
+    for deal, pos in positions(rules, 12, 500 + 100 * LIMITED_RULES.index(rules)):
+        tabs = deal_tables(deal)
+        state = packed(pos)
+        pb = pass_buffers(rules.recycles)  # fresh answers for each deal
+        for lows in CLASS_PAIRS:
+            cards = class_cards(lows[0], tabs) | class_cards(lows[1], tabs)
+            fast = pass_subgame_clears(np.uint64(state), cards, tabs, rule, pb, NO_BUDGET)
+            assert fast == brute_clears(deal, rules, state, lows), (pos, lows)
+            lost += not fast
+    assert lost > 0
+
+
+@functools.lru_cache(maxsize=None)
+def proof_checks(rules: Rules) -> dict:
+    """Every seeded endgame of ``rules`` where the pass subgame proves a loss, checked against
+    the concrete reference; returns counts (once per test run), with the won positions met
+    where it proves nothing (a proof that fired on them would fail the test)."""
+    counts = {"fired": 0, "confirmed": 0, "unsettled": 0, "won": 0}
+    first = 10_000 + 1000 * LIMITED_RULES.index(rules)
+    for deal, pos in positions(rules, POSITIONS_PER_RULES, first, partners_only=True):
+        tabs = deal_tables(deal)
+        if not pass_subgame_lost(np.uint64(packed(pos)), ALL_CLASSES, tabs, rule_args(rules),
+                                 pass_buffers(rules.recycles)):
+            counts["won"] += reference_winnable_from(pos, REFERENCE_CAP) is True
+            continue
+        counts["fired"] += 1
+        truth = reference_winnable_from(pos, REFERENCE_CAP)
+        assert truth is not True, (pos, rules)  # a proof of loss on a won position
+        counts["confirmed" if truth is False else "unsettled"] += 1
+    return counts
+
+
+@pytest.mark.parametrize("rules", LIMITED_RULES, ids=RULE_IDS)
+def test_every_proof_is_a_loss_of_the_reference(rules):
+    counts = proof_checks(rules)
+    print(f"{rules.describe()}: {counts}")
+    assert counts["confirmed"] >= 3 and counts["won"] >= 3, counts
+
+
+def test_moved_classes_names_every_changed_subgame():
+    """Along seeded random lines of play, a class ``moved_classes`` leaves out has the same
+    subgame start (its cards in play, those below the pointer, the recycles used) before and
+    after the move."""
+    checked = 0
+    for rules in LIMITED_RULES:
+        rule = rule_args(rules)
+        for seed in range(3):
+            deal = deal_from_seed(seed)
+            tabs = deal_tables(deal)
+            rng = random.Random(seed)
+            state = np.uint64(packed(endgame_position(deal, rules, seed, 20, stock_left=24,
+                                                      drawn=0)))
+            moves = np.zeros(256, dtype=np.int64)
+            for _ in range(60):
+                n = gen_concrete(state, tabs, rule, moves)
+                if n == 0:
+                    break
+                m = moves[rng.randrange(n)]
+                child = np.uint64(apply_concrete(state, m))
+                changed = moved_classes(m, child, child, tabs)
+                for v in range(1, 7):
+                    if changed >> v & 1:
+                        continue
+                    checked += 1
+                    assert subgame_start(state, v, tabs) == subgame_start(child, v, tabs), \
+                        (rules, seed, v)
+                state = child
+    assert checked > 1000
+
+
+def subgame_start(state, v, tabs) -> int:
+    """The start of class ``v``'s pass subgame from ``state``, as the kernel builds it."""
+    cards = class_cards(v, tabs)
+    m = np.uint64(state) & cards
+    ptr = (int(state) & int(PTR_MASK)) >> int(PTR_SHIFT)
+    below = np.uint64(((1 << (ptr + PYRAMID_CARDS)) - 1) & int(STOCK_MASK))
+    return int(with_pointer(m | (np.uint64(state) & REC_MASK), m & below))
