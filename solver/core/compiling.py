@@ -139,6 +139,14 @@ def merge_cache(source: str | os.PathLike, target: str | os.PathLike,
     return copied
 
 
+SAME_PACKAGE = ("-P",)
+"""Python's option for a child process that must import the very ``solver`` package this one
+runs (``PYTHONPATH`` names its directory): without it ``python -m`` looks in the working
+directory first, and from a source checkout next to a regular (not editable) install the child
+would compile the checkout's files, whose cache entries (numba keys them by the source file's
+path) the installed commands never load."""
+
+
 FREE_CORE_LOAD = 0.5
 """A helper compiles aside only when the 1-minute load average is below the number of cores
 less this (``machine_busy``): a core must be free for it, else it only slows everything."""
@@ -191,7 +199,8 @@ def compile_aside(module: str, kernels: tuple = (), busy: bool | None = None):
                        "PYTHONPATH")])])}
             state["tmp"] = tmp
             try:
-                state["proc"] = subprocess.Popen([sys.executable, "-m", module], env=env,
+                state["proc"] = subprocess.Popen([sys.executable, *SAME_PACKAGE, "-m", module],
+                                                 env=env,
                                                  stdin=subprocess.DEVNULL,
                                                  stdout=subprocess.DEVNULL,
                                                  stderr=subprocess.DEVNULL)
@@ -291,7 +300,7 @@ def run_logged(argvs: list[tuple[str, ...]], allowed: tuple[int, ...] = (0, 1),
         t0 = time.perf_counter()
         # its own process group: on Ctrl-C (or any error) here, the child and the helper it may
         # have started (compile_aside) are stopped together
-        proc = subprocess.Popen([sys.executable, "-m", __name__, str(out), entry,
+        proc = subprocess.Popen([sys.executable, *SAME_PACKAGE, "-m", __name__, str(out), entry,
                                  json.dumps([list(a) for a in argvs]), json.dumps(list(allowed))],
                                 env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, cli
 from solver.core.compiling import run_logged
 from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
 
+ROOT = Path(__file__).resolve().parents[2]
 STOP_SECONDS = 8
 """Ctrl-C must end a warm-up within this long (the child gets ``STOP_GRACE_SECONDS``)."""
 
@@ -49,6 +52,28 @@ def test_warmup_fills_the_cache_so_that_later_runs_compile_nothing(tmp_path):
     again = run_pyramid(["warmup", "old-maid"], env=env)
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("old-maid     already in the cache")
+
+
+def test_warmup_run_in_a_source_checkout_warms_the_package_that_runs(tmp_path):
+    """The README installs with ``pip install .`` from the clone, then runs ``pyramid warmup``
+    there: the installed package runs, while ``python -m`` in the warm-up's child would look in
+    the working directory first and compile the checkout's copy, whose cache entries (keyed by
+    the source file's path) the installed commands never load. Here the working directory holds
+    such a copy and ``PYTHONPATH`` names the package that runs (``-P``: as an installed console
+    script, the working directory is not searched)."""
+    checkout = tmp_path / "checkout"
+    for package in ("solver", "cli"):
+        shutil.copytree(ROOT / package, checkout / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    warm = subprocess.run([sys.executable, "-P", "-m", "cli", "warmup", "old-maid", "-q"],
+                          cwd=checkout, env=env, capture_output=True, text=True, timeout=600)
+    assert warm.returncode == 0, warm.stderr
+    log = tmp_path / "log.json"
+    later = [["simulate", "old-maid", "--games", "30", "-j", "1", "-q"]]
+    subprocess.run([sys.executable, "-P", "-m", "solver.core.compiling", str(log), "cli.main:cli",
+                    json.dumps(later), "[0]"], cwd=checkout, env=env, check=True, timeout=600)
+    assert [e["kernel"] for e in json.loads(log.read_text())["events"]] == []
 
 
 def test_a_cold_run_does_compile(tmp_path):
