@@ -61,11 +61,12 @@ ALL_CLASSES = ((1 << (CLASSES + 1)) - 1) & ~1
 """Bit ``v`` set for every class ``v`` 1..6 (the ``classes`` argument of the kernels)."""
 CLASS_CARDS = 8
 """Cards of one class in a deck: four of each of its two values."""
-MAX_CLASSES = 2
+MAX_CLASSES = 3
 """Classes a pass subgame plays together at most."""
 MAX_CHILDREN = 128
 """Room for the moves of one subgame position (per class at most 4 x 4 pyramid pairs, 8 with
-the waste top, 8 with the stock top, 8 overlap pairs, one stock pair; and a draw or recycle)."""
+the waste top, 8 overlap pairs and the pair of waste top and stock top: 3 x 33; and a draw or a
+recycle)."""
 MEMO_SLOTS = 1 << 12
 """Slots of the set of subgame positions seen (kept under three quarters full: beyond that the
 search goes on without remembering more)."""
@@ -119,9 +120,9 @@ def no_pass_buffers():
 
 @njit(cache=True)
 def pass_buffers(recycles):
-    """Fresh ``PassBuffers`` for rules with ``recycles`` (>= 0) allowed: the deepest line of two
-    classes holds eight pairs, and on each of the ``recycles + 1`` passes at most sixteen draws
-    and a recycle."""
+    """Fresh ``PassBuffers`` for rules with ``recycles`` (>= 0) allowed: the deepest line of
+    ``MAX_CLASSES`` classes holds four pairs per class, and on each of the ``recycles + 1``
+    passes a draw per stock card of theirs and a recycle."""
     cards = MAX_CLASSES * CLASS_CARDS
     depth = cards // 2 + (cards + 1) * (recycles + 1) + 1
     return PassBuffers(np.empty(depth + 1, dtype=np.uint64),
@@ -323,4 +324,27 @@ def pass_subgame_lost(state, classes, tabs, rule, pb):
             if not pass_subgame_clears(state, class_cards(v, tabs) | class_cards(u, tabs), tabs,
                                        rule, pb, BUDGET):
                 return True
+    return False
+
+
+
+@njit(cache=True)
+def pass_subgame_triple_lost(state, classes, tabs, rule, pb):
+    """True when the pass subgame of three classes together, one of them with its bit set in
+    ``classes``, is lost: a proof that ``state`` is lost (closed positions only; answers are
+    remembered in ``pb.known``).
+
+    Stronger than two classes (a won subgame of three restricted to any two of them is a won
+    subgame of those two) and dearer: ``solver.pyramid.limited`` asks it on the last pass only,
+    where the waste is a stack for good and most proofs are found."""
+    if not closed(state):
+        return False
+    for v in range(1, CLASSES + 1):
+        for u in range(v + 1, CLASSES + 1):
+            for t in range(u + 1, CLASSES + 1):
+                if not ((classes >> v) & 1 or (classes >> u) & 1 or (classes >> t) & 1):
+                    continue
+                cards = class_cards(v, tabs) | class_cards(u, tabs) | class_cards(t, tabs)
+                if not pass_subgame_clears(state, cards, tabs, rule, pb, BUDGET):
+                    return True
     return False

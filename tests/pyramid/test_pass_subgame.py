@@ -19,7 +19,8 @@ from solver.core.cards import card_rank
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.pass_subgame import (ALL_CLASSES, class_cards, moved_classes, pass_buffers,
-                                         pass_subgame_clears, pass_subgame_lost, with_pointer)
+                                         pass_subgame_clears, pass_subgame_lost,
+                                         pass_subgame_triple_lost, with_pointer)
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   apply_concrete, deal_tables, gen_concrete, pack_position)
@@ -27,6 +28,8 @@ from tests.pyramid.test_limited_pruning import LIMITED_RULES, RULE_IDS
 
 CLASS_PAIRS = list(itertools.combinations(range(1, 7), 2))
 """Every set of two classes (by their low values)."""
+CLASS_TRIPLES = list(itertools.combinations(range(1, 7), 3))
+"""Every set of three classes."""
 NO_BUDGET = 1 << 40
 """A budget no subgame search reaches (the kernel then plays the whole subgame)."""
 POSITIONS_PER_RULES = 80
@@ -118,17 +121,41 @@ def test_kernel_plays_the_subgame_of_the_brute_force(rules):
     assert lost > 0
 
 
+@pytest.mark.parametrize("rules", LIMITED_RULES, ids=RULE_IDS)
+def test_kernel_plays_the_three_class_subgame_of_the_brute_force(rules):
+    rule = rule_args(rules)
+    lost = 0
+    for deal, pos in positions(rules, 4, 700 + 100 * LIMITED_RULES.index(rules)):
+        tabs = deal_tables(deal)
+        state = packed(pos)
+        pb = pass_buffers(rules.recycles)
+        for lows in CLASS_TRIPLES:
+            cards = class_cards(lows[0], tabs) | class_cards(lows[1], tabs) | \
+                class_cards(lows[2], tabs)
+            fast = pass_subgame_clears(np.uint64(state), cards, tabs, rule, pb, NO_BUDGET)
+            assert fast == brute_clears(deal, rules, state, lows), (pos, lows)
+            lost += not fast
+    assert lost > 0
+
+
 @functools.lru_cache(maxsize=None)
 def proof_checks(rules: Rules) -> dict:
-    """Every seeded endgame of ``rules`` where the pass subgame proves a loss, checked against
-    the concrete reference; returns counts (once per test run), with the won positions met
-    where it proves nothing (a proof that fired on them would fail the test)."""
-    counts = {"fired": 0, "confirmed": 0, "unsettled": 0, "won": 0}
+    """Every seeded endgame of ``rules`` where the pass subgame of two classes, or else of three,
+    proves a loss, checked against the concrete reference; returns counts (once per test run),
+    with the won positions met where they prove nothing (a proof that fired on them would fail
+    the test)."""
+    counts = {"fired": 0, "confirmed": 0, "unsettled": 0, "won": 0, "three": 0}
     first = 10_000 + 1000 * LIMITED_RULES.index(rules)
     for deal, pos in positions(rules, POSITIONS_PER_RULES, first, partners_only=True):
         tabs = deal_tables(deal)
-        if not pass_subgame_lost(np.uint64(packed(pos)), ALL_CLASSES, tabs, rule_args(rules),
-                                 pass_buffers(rules.recycles)):
+        state = np.uint64(packed(pos))
+        rule = rule_args(rules)
+        if pass_subgame_lost(state, ALL_CLASSES, tabs, rule, pass_buffers(rules.recycles)):
+            pass
+        elif pass_subgame_triple_lost(state, ALL_CLASSES, tabs, rule,
+                                      pass_buffers(rules.recycles)):
+            counts["three"] += 1
+        else:
             counts["won"] += reference_winnable_from(pos, REFERENCE_CAP) is True
             continue
         counts["fired"] += 1
@@ -143,6 +170,14 @@ def test_every_proof_is_a_loss_of_the_reference(rules):
     counts = proof_checks(rules)
     print(f"{rules.describe()}: {counts}")
     assert counts["confirmed"] >= 3 and counts["won"] >= 3, counts
+
+
+def test_three_classes_prove_more_than_two():
+    """Over all combinations the three-class subgames proved losses the two-class ones did not
+    (checked against the reference in the test above)."""
+    total = sum(proof_checks(r)["three"] for r in LIMITED_RULES)
+    print(total)
+    assert total >= 5
 
 
 def test_moved_classes_names_every_changed_subgame():
