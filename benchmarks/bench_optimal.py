@@ -149,7 +149,7 @@ def report(results: list[dict], batches: dict, command: str) -> str:
             lim = BATCH_TARGET.get(r["preset"])
             verdict = "" if lim is None else \
                 f" (target >= {lim:.0f}): {'met' if rate >= lim else 'NOT met'}"
-            lines.append(f"- {r['preset']} `pyramid batch --optimal` over {r['seeds'].stop - r['seeds'].start} "
+            lines.append(f"- {r['preset']} `pyramid batch --optimal` over {round(wall * rate)} "
                          f"seeds, all cores: {wall:.1f} s wall, {rate:.1f} deals/s{verdict}")
     lines += ["", (f"Memory: about {BYTES_PER_POSITION} bytes per stored position (see "
               f"`solver/pyramid/optimal/api.py`); default cap {DEFAULT_MAX_POSITIONS:,} stored "
