@@ -9,12 +9,21 @@ left behind on disk.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 PYRAMID = [sys.executable, "-m", "cli"]
 """The command line that runs ``pyramid`` from this checkout's interpreter."""
+
+def interruptible() -> None:
+    """``preexec_fn`` of a child that a test stops with SIGINT: Ctrl-C reaches it as in a
+    terminal. A shell without job control starts a background job (``.ci/run &``) with SIGINT
+    ignored, every process inherits that, and Python then leaves SIGINT ignored: without this the
+    Ctrl-C tests of such a run would see a command that never stops."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
 
 MAX_ERROR_CHARS = 300
 """An error line longer than this echoes too much of a bad input."""

@@ -15,6 +15,7 @@ from cli.main import cli
 from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.rules import Rules
 from solver.pyramid.winnable import solve_winnable
+from tests.faults import interruptible
 
 
 def run(*args, input=None):
@@ -204,7 +205,8 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_finished_chunks(tmp_path):
     out = tmp_path / "out.csv"
     args = ["batch", "--seeds", "0:30000", "--chunk", "500", "-j", "2", "-q", "-o", str(out)]
     proc = subprocess.Popen([sys.executable, "-c", "from cli.main import main; main()", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=interruptible)
     parts = tmp_path / "out.csv.parts"
     deadline = time.monotonic() + 300
     while len(list(parts.glob("part-*.json"))) < 2:

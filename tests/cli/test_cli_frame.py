@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from cli.main import EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, cli
 from solver.games import ALIASES as GAME_ALIASES
 from solver.games import GAMES as GAME_MODULES
-from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
+from tests.faults import PYRAMID, assert_clean_failure, error_lines, interruptible, run_pyramid
 
 STOP_SECONDS = 5
 """Ctrl-C must end a run within this long (it takes well under a second)."""
@@ -65,7 +65,8 @@ def test_help_lists_each_game_once_by_its_canonical_name():
 def interrupt_after_start(args: list[str]) -> tuple[subprocess.Popen, float, str]:
     """Start ``pyramid ARGS``, wait for its progress bar, send SIGINT; (process, seconds it took
     to end after the signal, all of stderr)."""
-    proc = subprocess.Popen([*PYRAMID, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*PYRAMID, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=interruptible)
     first = proc.stderr.read(1)  # the progress bar's first draw: the run has started
     assert first, proc.communicate()
     time.sleep(0.5)

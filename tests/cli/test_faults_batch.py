@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from solver.pyramid.deals import deal_from_seed, format_deal
-from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid, tree
+from tests.faults import (PYRAMID, assert_clean_failure, error_lines, interruptible, run_pyramid,
+                          tree)
 
 INPUT, FAULT = 2, 1
 """The exit codes of ``pyramid batch``: bad input, and a fault that stopped the run."""
@@ -410,7 +411,8 @@ def test_a_run_waiting_for_dask_workers_says_so_even_quiet(tmp_path):
         proc = subprocess.Popen([*PYRAMID, "batch", "--seeds", "0:10", "-q", "-o",
                                  str(tmp_path / "r.csv"), "--scheduler",
                                  cluster.scheduler_address],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=interruptible)
         first = proc.stderr.readline()
         proc.send_signal(signal.SIGINT)
         stdout, rest = proc.communicate(timeout=60)

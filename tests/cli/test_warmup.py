@@ -24,7 +24,7 @@ from click.testing import CliRunner
 import cli.warmup as warmup_cmd
 from cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, cli
 from solver.core.compiling import run_logged
-from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
+from tests.faults import PYRAMID, assert_clean_failure, error_lines, interruptible, run_pyramid
 
 ROOT = Path(__file__).resolve().parents[2]
 STOP_SECONDS = 8
@@ -122,7 +122,7 @@ def test_a_failing_command_line_is_one_line_and_exit_70(monkeypatch, tmp_path):
 def test_ctrl_c_stops_the_warmup_and_its_child_processes(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
     proc = subprocess.Popen([*PYRAMID, "warmup", "solve"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+                            stderr=subprocess.PIPE, env=env, preexec_fn=interruptible)
     first = proc.stderr.read(1)  # the progress bar's first draw: the child has started
     assert first, proc.communicate()
     time.sleep(3)  # the child is compiling
