@@ -39,6 +39,15 @@ covers present too), which every position reached from a deal's start is.
 The subgame's positions only lose cards or move the pointer on or spend a recycle, so its search
 (depth first, stopping at the first win) never meets a position twice on one line: a position met
 before is lost (``subgame`` argues the same), kept in a small hash set.
+
+What one search learns is kept for the later ones of the same deal (``PassBuffers.known``): a
+subgame position is the same game whichever classes it was named by (its cards, pointer and
+recycles used say it all), so answers carry over between searches. A search that wins leaves
+every position on its line to the win known won; one that ends without a win and without giving
+up leaves every position it pushed known lost (each was searched to the end, and a child it
+skipped was lost or known lost); one that gives up leaves only its start, tagged won, which means
+"no proof" (a search that meets it stops there, and no position is cut on it). Only positions
+known lost ever cut, and each of those was searched to the end.
 """
 
 from __future__ import annotations
@@ -79,7 +88,7 @@ KNOWN_SLOTS = 1 << 16
 """Slots of the set of subgame answers known (kept under three quarters full)."""
 KNOWN_WON = np.uint64(1) << np.uint64(62)
 KNOWN_LOST = np.uint64(1) << np.uint64(63)
-"""Tags of a subgame start position (bits 0..61) in the set of answers known."""
+"""Tags of a subgame position (bits 0..61) in the set of answers known."""
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -104,7 +113,8 @@ class PassBuffers(NamedTuple):
     """...and its slots in use, for a cheap clean-up."""
     known: np.ndarray
     """The answers known, over the whole search of one deal (fresh buffers for each): subgame
-    start positions tagged ``KNOWN_WON`` or ``KNOWN_LOST``, a hash set (``KNOWN_SLOTS``)..."""
+    positions tagged ``KNOWN_WON`` (won, or given up on) or ``KNOWN_LOST``, a hash set
+    (``KNOWN_SLOTS``; see the module docstring for what each search adds)..."""
     known_n: np.ndarray
     """...and how many it holds (one int64)."""
 
@@ -240,8 +250,11 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
             if not (child & must):
                 won = True
                 break
-            if table_has(pb.memo, child):
+            if table_has(pb.memo, child) or table_has(pb.known, child | KNOWN_LOST):
                 continue
+            if table_has(pb.known, child | KNOWN_WON):
+                won = True  # won, or given up on before: either way no proof here
+                break
             if 4 * (n_memo + 1) <= 3 * len(pb.memo):
                 pb.touched[n_memo] = table_put(pb.memo, child)
                 n_memo += 1
@@ -254,12 +267,22 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
             fresh = True
         else:
             depth -= 1
+    known = pb.known
+    room = 3 * len(known) // 4
+    n = pb.known_n[0]
+    if not won:  # searched to the end: every position pushed is lost
+        for k in range(n_memo):
+            if n < room and table_put(known, pb.memo[pb.touched[k]] | KNOWN_LOST) >= 0:
+                n += 1
+    elif pushed <= budget:  # a win: every position on the line to it is won
+        for d in range(1, depth + 1):
+            if n < room and table_put(known, stack[d] | KNOWN_WON) >= 0:
+                n += 1
+    if n < room and table_put(known, start | (KNOWN_WON if won else KNOWN_LOST)) >= 0:
+        n += 1
+    pb.known_n[0] = n
     for k in range(n_memo):
         pb.memo[pb.touched[k]] = _ZERO
-    n = pb.known_n[0]
-    if 4 * (n + 1) <= 3 * len(pb.known):
-        if table_put(pb.known, start | (KNOWN_WON if won else KNOWN_LOST)) >= 0:
-            pb.known_n[0] = n + 1
     return won
 
 

@@ -136,6 +136,53 @@ def test_kernel_plays_the_three_class_subgame_of_the_brute_force(rules):
                                    700 + 100 * LIMITED_RULES.index(rules)) > 0
 
 
+def line_of_play(deal, rules: Rules, seed: int, length: int):
+    """Packed positions along a seeded random line of real play from an endgame of ``deal``."""
+    tabs = deal_tables(deal)
+    rule = rule_args(rules)
+    rng = random.Random(seed)
+    state = np.uint64(packed(endgame_position(deal, rules, seed, 9 + seed % 4, stock_left=14,
+                                              drawn=0)))
+    moves = np.zeros(256, dtype=np.int64)
+    for _ in range(length):
+        yield state
+        n = gen_concrete(state, tabs, rule, moves)
+        if n == 0:
+            return
+        state = np.uint64(apply_concrete(state, moves[rng.randrange(n)]))
+
+
+@pytest.mark.parametrize("rules", LIMITED_RULES, ids=RULE_IDS)
+def test_answers_carried_between_searches_stay_true(rules):
+    """One deal's searches share what they learn (``PassBuffers.known``): along a line of play,
+    every class pair of every position is asked with one set of buffers. Searched to the end the
+    answers equal the brute force's; with small budgets mixed in (a search that gives up leaves
+    its start as "no proof") a loss is still only ever claimed where the brute force finds one."""
+    index = LIMITED_RULES.index(rules)
+    rule = rule_args(rules)
+    claimed = 0
+    for deal_seed in (3000 + 10 * index, 3001 + 10 * index):
+        deal = deal_from_seed(deal_seed)
+        tabs = deal_tables(deal)
+        line = list(line_of_play(deal, rules, deal_seed, 14))
+        truth = {(int(state), lows): brute_clears(deal, rules, int(state), lows)
+                 for state in line for lows in CLASS_PAIRS}
+        exact = pass_buffers(rules.recycles)
+        mixed = pass_buffers(rules.recycles)
+        for k, state in enumerate(line):
+            for j, lows in enumerate(CLASS_PAIRS):
+                cards = class_cards(lows[0], tabs) | class_cards(lows[1], tabs)
+                want = truth[(int(state), lows)]
+                got = pass_subgame_clears(state, cards, tabs, rule, exact, NO_BUDGET)
+                assert got == want, (deal_seed, k, lows)
+                budget = NO_BUDGET if (k + j) % 3 == 0 else 1 + (k + j) % 4
+                if not pass_subgame_clears(state, cards, tabs, rule, mixed, budget):
+                    assert not want, (deal_seed, k, lows, budget)
+                    claimed += 1
+        assert exact.known_n[0] > len(line)  # more than the starts were kept
+    assert claimed > 0
+
+
 @functools.lru_cache(maxsize=None)
 def proof_checks(rules: Rules) -> dict:
     """Every seeded endgame of ``rules`` where the pass subgame of two classes, or else of three,
