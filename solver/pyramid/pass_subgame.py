@@ -58,6 +58,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from solver.core.rng import mix64
 from solver.pyramid.layout import ABOVE, DIRECT, PYRAMID_CARDS
 from solver.pyramid.lost_table import table_has, table_put
 from solver.pyramid.state import (MOVE_DRAW, MOVE_PAIR, MOVE_RECYCLE, PTR_MASK, PTR_SHIFT,
@@ -89,6 +90,8 @@ KNOWN_SLOTS = 1 << 16
 KNOWN_WON = np.uint64(1) << np.uint64(62)
 KNOWN_LOST = np.uint64(1) << np.uint64(63)
 """Tags of a subgame position (bits 0..61) in the set of answers known."""
+
+KNOWN_TAGS = KNOWN_WON | KNOWN_LOST
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -142,6 +145,36 @@ def pass_buffers(recycles):
                        np.empty(MEMO_SLOTS, dtype=np.int64),
                        np.zeros(KNOWN_SLOTS, dtype=np.uint64),
                        np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True, inline='always')
+def known_answer(known, key):
+    """``KNOWN_WON`` or ``KNOWN_LOST`` for the subgame position ``key`` in the set of answers
+    known, 0 when it is not there: one probe sequence, hashed on the position alone (each
+    position is stored with one tag, the first it gets)."""
+    mask = np.uint64(len(known) - 1)
+    i = mix64(key) & mask
+    while True:
+        k = known[i]
+        if k == _ZERO:
+            return _ZERO
+        if (k & ~KNOWN_TAGS) == key:
+            return k & KNOWN_TAGS
+        i = (i + _ONE) & mask
+
+
+@njit(cache=True, inline='always')
+def known_put(known, key, tag):
+    """Store the subgame position ``key`` with ``tag`` in the set of answers known; False when
+    it was there already (its first tag stays)."""
+    mask = np.uint64(len(known) - 1)
+    i = mix64(key) & mask
+    while known[i] != _ZERO:
+        if (known[i] & ~KNOWN_TAGS) == key:
+            return False
+        i = (i + _ONE) & mask
+    known[i] = key | tag
+    return True
 
 
 @njit(cache=True, inline='always')
@@ -226,10 +259,9 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
     ptr = (state & PTR_MASK) >> PTR_SHIFT
     start = with_pointer(m | (state & REC_MASK),
                          m & STOCK_MASK & ((_ONE << (ptr + _STOCK_BASE)) - _ONE))
-    if table_has(pb.known, start | KNOWN_WON):
-        return True
-    if table_has(pb.known, start | KNOWN_LOST):
-        return False
+    answer = known_answer(pb.known, start)
+    if answer != _ZERO:
+        return answer == KNOWN_WON
     stack = pb.stack
     moves = pb.moves
     counts = pb.counts
@@ -250,9 +282,12 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
             if not (child & must):
                 won = True
                 break
-            if table_has(pb.memo, child) or table_has(pb.known, child | KNOWN_LOST):
+            if table_has(pb.memo, child):
                 continue
-            if table_has(pb.known, child | KNOWN_WON):
+            answer = known_answer(pb.known, child)
+            if answer == KNOWN_LOST:
+                continue
+            if answer == KNOWN_WON:
                 won = True  # won, or given up on before: either way no proof here
                 break
             if 4 * (n_memo + 1) <= 3 * len(pb.memo):
@@ -272,13 +307,13 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
     n = pb.known_n[0]
     if not won:  # searched to the end: every position pushed is lost
         for k in range(n_memo):
-            if n < room and table_put(known, pb.memo[pb.touched[k]] | KNOWN_LOST) >= 0:
+            if n < room and known_put(known, pb.memo[pb.touched[k]], KNOWN_LOST):
                 n += 1
     elif pushed <= budget:  # a win: every position on the line to it is won
         for d in range(1, depth + 1):
-            if n < room and table_put(known, stack[d] | KNOWN_WON) >= 0:
+            if n < room and known_put(known, stack[d], KNOWN_WON):
                 n += 1
-    if n < room and table_put(known, start | (KNOWN_WON if won else KNOWN_LOST)) >= 0:
+    if n < room and known_put(known, start, KNOWN_WON if won else KNOWN_LOST):
         n += 1
     pb.known_n[0] = n
     for k in range(n_memo):
