@@ -40,31 +40,43 @@ class LostTable(NamedTuple):
     grown: bool
 
 
-@njit(cache=True)
-def table_has(table, key):
-    """True when ``key`` is in the open-addressing ``table``."""
+@njit(cache=True, inline='always')
+def table_find(table, key, tags):
+    """The entry of the open-addressing ``table`` that equals ``key`` outside the bits ``tags``
+    (``key`` has none of them set; entries hash on ``key`` alone), tags included; 0 for none."""
     mask = np.uint64(len(table) - 1)
     i = mix64(key) & mask
     while True:
         k = table[i]
-        if k == key:
-            return True
-        if k == _ZERO:
-            return False
+        if k == _ZERO or (k & ~tags) == key:
+            return k
         i = (i + _ONE) & mask
+
+
+@njit(cache=True, inline='always')
+def table_insert(table, key, tags, tag):
+    """Store ``key | tag`` in ``table`` unless an entry equals ``key`` outside the bits ``tags``
+    (as ``table_find``); returns the slot, or -1 when it was there already (its tag stays)."""
+    mask = np.uint64(len(table) - 1)
+    i = mix64(key) & mask
+    while table[i] != _ZERO:
+        if (table[i] & ~tags) == key:
+            return -1
+        i = (i + _ONE) & mask
+    table[i] = key | tag
+    return np.int64(i)
+
+
+@njit(cache=True)
+def table_has(table, key):
+    """True when ``key`` is in the open-addressing ``table``."""
+    return table_find(table, key, _ZERO) != _ZERO
 
 
 @njit(cache=True)
 def table_put(table, key):
     """Store ``key`` in ``table``; returns the slot, or -1 when it was there already."""
-    mask = np.uint64(len(table) - 1)
-    i = mix64(key) & mask
-    while table[i] != _ZERO:
-        if table[i] == key:
-            return -1
-        i = (i + _ONE) & mask
-    table[i] = key
-    return np.int64(i)
+    return table_insert(table, key, _ZERO, _ZERO)
 
 
 @njit(cache=True)

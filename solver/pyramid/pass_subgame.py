@@ -58,9 +58,8 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from solver.core.rng import mix64
 from solver.pyramid.layout import ABOVE, DIRECT, PYRAMID_CARDS
-from solver.pyramid.lost_table import table_has, table_put
+from solver.pyramid.lost_table import table_find, table_has, table_insert, table_put
 from solver.pyramid.state import (MOVE_DRAW, MOVE_PAIR, MOVE_RECYCLE, PTR_MASK, PTR_SHIFT,
                                   PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, move_a, move_kind)
 from solver.pyramid.subgame import closed, lowest, shadow
@@ -92,6 +91,7 @@ KNOWN_LOST = np.uint64(1) << np.uint64(63)
 """Tags of a subgame position (bits 0..61) in the set of answers known."""
 
 KNOWN_TAGS = KNOWN_WON | KNOWN_LOST
+"""Both tags: the set hashes each position without them and holds it once, with its first tag."""
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -145,36 +145,6 @@ def pass_buffers(recycles):
                        np.empty(MEMO_SLOTS, dtype=np.int64),
                        np.zeros(KNOWN_SLOTS, dtype=np.uint64),
                        np.zeros(1, dtype=np.int64))
-
-
-@njit(cache=True, inline='always')
-def known_answer(known, key):
-    """``KNOWN_WON`` or ``KNOWN_LOST`` for the subgame position ``key`` in the set of answers
-    known, 0 when it is not there: one probe sequence, hashed on the position alone (each
-    position is stored with one tag, the first it gets)."""
-    mask = np.uint64(len(known) - 1)
-    i = mix64(key) & mask
-    while True:
-        k = known[i]
-        if k == _ZERO:
-            return _ZERO
-        if (k & ~KNOWN_TAGS) == key:
-            return k & KNOWN_TAGS
-        i = (i + _ONE) & mask
-
-
-@njit(cache=True, inline='always')
-def known_put(known, key, tag):
-    """Store the subgame position ``key`` with ``tag`` in the set of answers known; False when
-    it was there already (its first tag stays)."""
-    mask = np.uint64(len(known) - 1)
-    i = mix64(key) & mask
-    while known[i] != _ZERO:
-        if (known[i] & ~KNOWN_TAGS) == key:
-            return False
-        i = (i + _ONE) & mask
-    known[i] = key | tag
-    return True
 
 
 @njit(cache=True, inline='always')
@@ -259,7 +229,7 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
     ptr = (state & PTR_MASK) >> PTR_SHIFT
     start = with_pointer(m | (state & REC_MASK),
                          m & STOCK_MASK & ((_ONE << (ptr + _STOCK_BASE)) - _ONE))
-    answer = known_answer(pb.known, start)
+    answer = table_find(pb.known, start, KNOWN_TAGS) & KNOWN_TAGS
     if answer != _ZERO:
         return answer == KNOWN_WON
     stack = pb.stack
@@ -284,7 +254,7 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
                 break
             if table_has(pb.memo, child):
                 continue
-            answer = known_answer(pb.known, child)
+            answer = table_find(pb.known, child, KNOWN_TAGS) & KNOWN_TAGS
             if answer == KNOWN_LOST:
                 continue
             if answer == KNOWN_WON:
@@ -307,13 +277,15 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
     n = pb.known_n[0]
     if not won:  # searched to the end: every position pushed is lost
         for k in range(n_memo):
-            if n < room and known_put(known, pb.memo[pb.touched[k]], KNOWN_LOST):
+            memo_key = pb.memo[pb.touched[k]]
+            if n < room and table_insert(known, memo_key, KNOWN_TAGS, KNOWN_LOST) >= 0:
                 n += 1
     elif pushed <= budget:  # a win: every position on the line to it is won
         for d in range(1, depth + 1):
-            if n < room and known_put(known, stack[d], KNOWN_WON):
+            if n < room and table_insert(known, stack[d], KNOWN_TAGS, KNOWN_WON) >= 0:
                 n += 1
-    if n < room and known_put(known, start, KNOWN_WON if won else KNOWN_LOST):
+    tag = KNOWN_WON if won else KNOWN_LOST
+    if n < room and table_insert(known, start, KNOWN_TAGS, tag) >= 0:
         n += 1
     pb.known_n[0] = n
     for k in range(n_memo):
