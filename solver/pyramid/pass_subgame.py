@@ -42,12 +42,13 @@ before is lost (``subgame`` argues the same), kept in a small hash set.
 
 What one search learns is kept for the later ones of the same deal (``PassBuffers.known``): a
 subgame position is the same game whichever classes it was named by (its cards, pointer and
-recycles used say it all), so answers carry over between searches. A search that wins leaves
-every position on its line to the win known won; one that ends without a win and without giving
-up leaves every position it pushed known lost (each was searched to the end, and a child it
-skipped was lost or known lost); one that gives up leaves only its start, tagged won, which means
-"no proof" (a search that meets it stops there, and no position is cut on it). Only positions
-known lost ever cut, and each of those was searched to the end.
+recycles used say it all), so answers carry over between searches. A search that wins (or meets
+a position given up on before: "no proof" spreads, never a loss) leaves every position on its
+line there tagged won; one that ends without a win and without giving up leaves every position
+it pushed known lost (each was searched to the end, and a child it skipped was lost or known
+lost); one that gives up leaves only its start, tagged won, which means "no proof" (a search
+that meets it stops there, and no position is cut on it). Only positions known lost ever cut,
+and each of those was searched to the end.
 """
 
 from __future__ import annotations
