@@ -86,7 +86,12 @@ BUDGET = 1000
 answer counts as won: no position is cut). Under goal "all" some subgames are large, and a
 proof that costs more than the positions it would save is no gain."""
 KNOWN_SLOTS = 1 << 16
-"""Slots of the set of subgame answers known (kept under three quarters full)."""
+"""Slots of the set of subgame answers known at first (kept under three quarters full)..."""
+KNOWN_MAX_SLOTS = 1 << 22
+"""...grown fourfold when half full (``grown_known``) up to this many (32 MB); beyond that the
+searches go on without remembering more. A full set made the slowest ``msc`` deals several
+times slower once three-class subgames were asked on the middle pass: every answer that no
+longer fitted was searched for again and again."""
 KNOWN_WON = np.uint64(1) << np.uint64(62)
 KNOWN_LOST = np.uint64(1) << np.uint64(63)
 """Tags of a subgame position (bits 0..61) in the set of answers known."""
@@ -146,6 +151,21 @@ def pass_buffers(recycles):
                        np.empty(MEMO_SLOTS, dtype=np.int64),
                        np.zeros(KNOWN_SLOTS, dtype=np.uint64),
                        np.zeros(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def grown_known(pb):
+    """``pb`` itself, or with its set of known answers four times larger when it is half full
+    (up to ``KNOWN_MAX_SLOTS``): every entry moves over with its tag."""
+    known = pb.known
+    if 2 * pb.known_n[0] < len(known) or 4 * len(known) > KNOWN_MAX_SLOTS:
+        return pb
+    bigger = np.zeros(4 * len(known), dtype=np.uint64)
+    for k in range(len(known)):
+        entry = known[k]
+        if entry != _ZERO:
+            table_insert(bigger, entry & ~KNOWN_TAGS, KNOWN_TAGS, entry & KNOWN_TAGS)
+    return PassBuffers(pb.stack, pb.moves, pb.counts, pb.memo, pb.touched, bigger, pb.known_n)
 
 
 @njit(cache=True, inline='always')
@@ -416,6 +436,7 @@ def pass_subgame_triple_lost(state, classes, tabs, rule, pb):
     ``classes``, is lost (``subgames_lost``).
 
     Stronger than two classes (a won subgame of three restricted to any two of them is a won
-    subgame of those two) and dearer: ``solver.pyramid.limited`` asks it on the last pass only,
-    where the waste is a stack for good and most proofs are found."""
+    subgame of those two) and dearer: ``solver.pyramid.limited`` asks it on the last pass,
+    where the waste is a stack for good and most proofs are found, and earlier passes only in
+    searches that have grown long (``limited.MIDDLE_AFTER``)."""
     return subgames_lost(state, classes, 3, tabs, rule, pb)

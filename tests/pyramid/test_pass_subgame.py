@@ -18,9 +18,11 @@ from reference.pyramid import endgame_position, partner_endgame, reference_winna
 from solver.core.cards import card_rank
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.pass_subgame import (ALL_CLASSES, class_cards, moved_classes, pass_buffers,
-                                         pass_subgame_clears, pass_subgame_lost,
-                                         pass_subgame_triple_lost, with_pointer)
+from solver.pyramid.lost_table import table_find, table_insert
+from solver.pyramid.pass_subgame import (ALL_CLASSES, KNOWN_LOST, KNOWN_MAX_SLOTS, KNOWN_TAGS,
+                                         KNOWN_WON, PassBuffers, class_cards, grown_known,
+                                         moved_classes, pass_buffers, pass_subgame_clears,
+                                         pass_subgame_lost, pass_subgame_triple_lost, with_pointer)
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   apply_concrete, deal_tables, gen_concrete, pack_position)
@@ -268,3 +270,46 @@ def subgame_start(state, v, tabs, *more) -> int:
     ptr = (int(state) & int(PTR_MASK)) >> int(PTR_SHIFT)
     below = np.uint64(((1 << (ptr + PYRAMID_CARDS)) - 1) & int(STOCK_MASK))
     return int(with_pointer(m | (np.uint64(state) & REC_MASK), m & below))
+
+
+def fill_known(pb: PassBuffers, entries: dict[int, int], target: int,
+               rng: random.Random) -> None:
+    """Random subgame keys with random tags put into ``pb.known`` (and ``entries``, key -> tag)
+    until it holds ``target``; ``pb.known_n`` counts them."""
+    while len(entries) < target:
+        key = rng.getrandbits(62) | 1
+        tag = int(KNOWN_WON if rng.random() < 0.5 else KNOWN_LOST)
+        if table_insert(pb.known, np.uint64(key), KNOWN_TAGS, np.uint64(tag)) >= 0:
+            entries[key] = tag
+    pb.known_n[0] = len(entries)
+
+
+def test_known_answers_grow_with_every_entry_and_tag():
+    """``grown_known`` leaves a set under half full alone, and past half moves every entry with
+    its tag into one four times larger (a tag lost or swapped, or an entry dropped, fails)."""
+    rng = random.Random(15)
+    pb = pass_buffers(2)
+    slots = len(pb.known)
+    entries: dict[int, int] = {}
+    fill_known(pb, entries, slots // 2 - 1, rng)
+    assert len(grown_known(pb).known) == slots
+    fill_known(pb, entries, slots // 2 + 10, rng)
+    grown = grown_known(pb)
+    assert len(grown.known) == 4 * slots
+    assert int(np.count_nonzero(grown.known)) == len(entries)
+    for key, tag in entries.items():
+        found = int(table_find(grown.known, np.uint64(key), KNOWN_TAGS))
+        assert found & ~int(KNOWN_TAGS) == key and found & int(KNOWN_TAGS) == tag
+    # the searches go on in the larger set: a new answer lands there
+    assert table_insert(grown.known, np.uint64(12345), KNOWN_TAGS, KNOWN_LOST) >= 0
+    assert int(table_find(grown.known, np.uint64(12345), KNOWN_TAGS)) & int(KNOWN_TAGS) == \
+        int(KNOWN_LOST)
+
+
+def test_known_answers_stop_growing_at_the_cap():
+    """Past ``KNOWN_MAX_SLOTS`` the set stays as it is (the searches then stop adding)."""
+    pb = pass_buffers(0)
+    capped = PassBuffers(pb.stack, pb.moves, pb.counts, pb.memo, pb.touched,
+                         np.zeros(KNOWN_MAX_SLOTS // 2, dtype=np.uint64), pb.known_n)
+    capped.known_n[0] = KNOWN_MAX_SLOTS // 4 + 1  # over half full
+    assert len(grown_known(capped).known) == KNOWN_MAX_SLOTS // 2
