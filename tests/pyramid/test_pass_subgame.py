@@ -20,9 +20,10 @@ from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.lost_table import table_find, table_insert
 from solver.pyramid.pass_subgame import (ALL_CLASSES, KNOWN_LOST, KNOWN_MAX_SLOTS, KNOWN_TAGS,
-                                         KNOWN_WON, PassBuffers, class_cards, grown_known,
-                                         moved_classes, pass_buffers, pass_subgame_clears,
-                                         pass_subgame_lost, pass_subgame_triple_lost, with_pointer)
+                                         KNOWN_WON, PassBuffers, class_cards, class_masks,
+                                         grown_known, moved_classes, pass_buffers,
+                                         pass_subgame_clears, pass_subgame_lost,
+                                         pass_subgame_triple_lost, with_pointer)
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   apply_concrete, deal_tables, gen_concrete, pack_position)
@@ -313,3 +314,12 @@ def test_known_answers_stop_growing_at_the_cap():
                          np.zeros(KNOWN_MAX_SLOTS // 2, dtype=np.uint64), pb.known_n)
     capped.known_n[0] = KNOWN_MAX_SLOTS // 4 + 1  # over half full
     assert len(grown_known(capped).known) == KNOWN_MAX_SLOTS // 2
+
+
+def test_class_masks_are_the_class_cards():
+    """The kernels' tuple of class masks (index 0: none) against ``class_cards``, on many deals."""
+    for seed in range(50):
+        tabs = deal_tables(deal_from_seed(seed))
+        masks = class_masks(tabs)
+        assert int(masks[0]) == 0
+        assert [int(m) for m in masks[1:]] == [int(class_cards(v, tabs)) for v in range(1, 7)]
