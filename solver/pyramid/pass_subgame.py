@@ -123,7 +123,8 @@ class PassBuffers(NamedTuple):
     known: np.ndarray
     """The answers known, over the whole search of one deal (fresh buffers for each): subgame
     positions tagged ``KNOWN_WON`` (won, or given up on) or ``KNOWN_LOST``, a hash set
-    (``KNOWN_SLOTS``; see the module docstring for what each search adds)..."""
+    (``KNOWN_SLOTS`` slots at first, grown by ``grown_known``; see the module docstring for
+    what each search adds)..."""
     known_n: np.ndarray
     """...and how many it holds (one int64)."""
 
