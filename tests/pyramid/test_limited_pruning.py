@@ -18,10 +18,12 @@ import numpy as np
 import pytest
 
 from reference.pyramid import endgame_position, partner_endgame, reference_winnable_from
+from reference.pyramid_fast import fast_winnable
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.limited import RESTART_AFTER
 from solver.pyramid.prune import LOST_STATE, bury_last_pass, unmatched
-from solver.pyramid.replay import Position
+from solver.pyramid.replay import Position, replay
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, MAX_RECYCLES_USED, MOVE_RECYCLE, NO_SLOT, PTR_MASK,
                                   PTR_SHIFT, REC_MASK, REC_SHIFT, START, apply_concrete,
@@ -166,6 +168,52 @@ def test_whole_deals_agree_with_reference_fast(rules):
     counts = compare_whole_deals(rules, 30, 40_000, cap=200_000)
     print(counts)
     assert counts["won"] > 0 and counts["lost"] > 0 and counts["skipped"] <= 10
+
+
+RESTART_SEEDS = 300
+"""``msc`` seeds searched for deals on which the search restarts (``limited.RESTART_AFTER``):
+about one in six (22 won, 26 lost)."""
+
+
+@functools.cache
+def restarting_msc_deals() -> tuple:
+    """The ``msc`` deals of seeds ``0..RESTART_SEEDS-1`` whose search expands more than
+    ``RESTART_AFTER`` positions (so it started again at least once) and that the fast reference
+    settles, each checked against it: ``(seed, won, states, solution)`` each."""
+    rules = PRESETS["msc"]
+    ws = Workspace.create(rules)
+    found = []
+    for seed in range(RESTART_SEEDS):
+        deal = deal_from_seed(seed)
+        res = solve_winnable(deal, rules, workspace=ws)
+        if res.states <= RESTART_AFTER:
+            continue
+        ref = fast_winnable(deal, rules, max_states=200_000)
+        if ref is None:
+            continue
+        assert res.winnable == ref, seed
+        found.append((seed, ref, res.states, res.solution))
+    wins = sum(won for _, won, _, _ in found)
+    assert wins >= 15 and len(found) - wins >= 15, found
+    return tuple(found)
+
+
+def test_restarts_keep_the_verdict():
+    """Deals whose search started again agree with the reference, and their wins replay."""
+    for seed, won, _, solution in restarting_msc_deals():
+        if won:
+            rep = replay(deal_from_seed(seed), PRESETS["msc"], solution)
+            assert rep.ok and rep.won, (seed, rep.message())
+
+
+def test_restarts_are_the_same_every_time():
+    """The order after a restart is seeded by the position: a second search (fresh workspace)
+    expands the same positions and finds the same win."""
+    rules = PRESETS["msc"]
+    ws = Workspace.create(rules)
+    for seed, won, states, solution in restarting_msc_deals():
+        res = solve_winnable(deal_from_seed(seed), rules, workspace=ws)
+        assert (res.winnable, res.states, res.solution) == (won, states, solution), seed
 
 
 @pytest.mark.slow
