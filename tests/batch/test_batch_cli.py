@@ -59,7 +59,7 @@ def test_batch_text_summary_and_csv(tmp_path):
 
 def test_batch_json_agrees_with_its_file(tmp_path):
     out = tmp_path / "r.csv"
-    r = run("batch", "--seeds", "0:500", "--rules", "msc", "--max-states", 20000, "-o", out,
+    r = run("batch", "--seeds", "0:500", "--rules", "msc", "--max-states", 5000, "-o", out,
             "-q", "--json")
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)
