@@ -85,6 +85,23 @@ def decide_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_stat
 
 
 @njit(cache=True)
+def decide_turn(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
+                table, touched, moves, counts, path, lost_table, lost_n, lost_grown):
+    """One turn of a limited-recycles search that goes on from the turns before it on the same
+    deal and start (``winnable.WinnabilityTurns``): ``decide_flat``, but the lost-position table
+    (``lost_table``, ``lost_n``, ``lost_grown``: a ``LostTable`` spread out; the workspace's own
+    table, 0 and False at the first turn) comes in and goes out with what this turn proved, and
+    is not cleaned. Returns ``(outcome, path_length, states_expanded, lost_table, lost_n,
+    lost_grown)``."""
+    rule = RuleArgs(recycles, overlap, stock_top_on, goal_all)
+    ws = WorkspaceArgs(max_table, table, touched, moves, counts)
+    lost = LostTable(lost_table, lost_n, lost_grown)
+    o, length, e, lost = concrete_search(deal_tables(deal), start, rule, max_states, ws, lost,
+                                         len(ws.counts) - FREE_DEPTH, path)
+    return o, length, e, lost.table, lost.n, lost.grown
+
+
+@njit(cache=True)
 def decide_free_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
                      table, touched, moves, counts, path):
     """``decide_free`` with its rule and workspace arguments spread out (``decide_flat``'s

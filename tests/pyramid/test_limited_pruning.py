@@ -28,7 +28,7 @@ from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, MAX_RECYCLES_USED, MOVE_RECYCLE, NO_SLOT, PTR_MASK,
                                   PTR_SHIFT, REC_MASK, REC_SHIFT, START, apply_concrete,
                                   deal_tables, encode_move, pack_position)
-from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.winnable import Outcome, WinnabilityTurns, Workspace, solve_winnable
 from tests.pyramid.test_winnable import compare_whole_deals
 
 LIMITED_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
@@ -214,6 +214,32 @@ def test_restarts_are_the_same_every_time():
     for seed, won, states, solution in restarting_msc_deals():
         res = solve_winnable(deal_from_seed(seed), rules, workspace=ws)
         assert (res.winnable, res.states, res.solution) == (won, states, solution), seed
+
+
+MAX_TURNS = 500
+"""Turns of 500 positions a deal of ``restarting_msc_deals`` may take (the most any took when
+this was written: 54)."""
+
+
+def test_turns_go_on_from_each_other():
+    """Deals whose search expands more than 1,000 positions are settled by turns of 500 positions
+    each (``WinnabilityTurns``), which a search starting afresh every turn could never do; they
+    get the verdict of one search (checked against the reference above) and a win that replays,
+    and the workspace's table is clean afterwards."""
+    rules = PRESETS["msc"]
+    ws = Workspace.create(rules)
+    for seed, won, _, _ in restarting_msc_deals():
+        deal = deal_from_seed(seed)
+        with WinnabilityTurns(deal, rules, START, ws) as turns:
+            for _ in range(MAX_TURNS):
+                res = turns.run(500)
+                if res.outcome != Outcome.UNKNOWN:
+                    break
+        assert res.winnable == won, seed
+        if won:
+            rep = replay(deal, rules, res.solution)
+            assert rep.ok and rep.won, (seed, rep.message())
+        assert not ws.table.any(), seed
 
 
 @pytest.mark.slow

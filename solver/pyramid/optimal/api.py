@@ -48,6 +48,7 @@ from solver.pyramid.winnable import (
     WARM_KERNELS,
     Outcome,
     SolveResult,
+    WinnabilityTurns,
     Workspace,
     concrete_step,
     max_depth,
@@ -277,8 +278,10 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
 
 WINNABILITY_TURNS = (20_000, 200_000)
 """The winnability search's first turns (``_search``), each followed by an A* turn of as many
-expansions in all; then it runs to ``DEFAULT_WINNABILITY_STATES`` (restarting: each turn starts
-afresh, so the turns are few and far apart) and A* goes on alone."""
+expansions in all; then it runs to ``DEFAULT_WINNABILITY_STATES`` and A* goes on alone. Under
+limited recycles each turn goes on from what the turns before proved
+(``winnable.WinnabilityTurns``); under unlimited recycles each starts afresh, so the turns are
+few and far apart."""
 
 
 def _rounds(max_states: int):
@@ -330,7 +333,9 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
     expansions in all, until either settles the deal; then the winnability search gets
     ``DEFAULT_WINNABILITY_STATES`` and A* goes on alone. Under unlimited recycles the winnability
     search nearly always settles the deal in its first turn; a lost deal that needs the last turn
-    pays at most 220,000 positions of each search more than with one turn."""
+    pays at most 220,000 positions of each search more than with one turn. Under limited recycles
+    the winnability turns go on from each other (``WinnabilityTurns``), so such a deal pays for
+    the A* turns and a walk down the line each turn stopped on."""
     rule = rule_args(rules)
     deadline = None if timeout is None else t0 + timeout
     ctab = class_tables(deal, rule.overlap)
@@ -340,6 +345,15 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
         max_positions = default_max_positions()
     max_positions = min(max_positions, MAX_TAGGED_NODES - 2 * MAX_MOVES)  # ids fit the index
     ws.reset()
+    with WinnabilityTurns(deal, rules, begin, ws.winnability(rules)) as turns:
+        return _turns(deal, rules, rule, begin, max_states, deadline, ws, max_positions, ctab, h0,
+                      turns, t0)
+
+
+def _turns(deal, rules: Rules, rule, begin: np.uint64, max_states: int, deadline: float | None,
+           ws: OptimalWorkspace, max_positions: int, ctab, h0: int, turns: WinnabilityTurns,
+           t0: float) -> SolveResult:
+    """The turns of ``_search`` (its docstring), the winnability search's in ``turns``."""
     regs = _new_regs(_NO_BOUND)
     spent = 0  # positions of the winnability search, all turns
     upper = _NO_BOUND
@@ -353,8 +367,7 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
                 break
         # 1. winnability: proves lost deals, and gives an upper bound for the others
         if upper == _NO_BOUND:
-            first = solve_winnable(deal, rules, max_states=dfs_cap, start=int(begin),
-                                   workspace=ws.winnability(rules))
+            first = turns.run(dfs_cap)
             spent += first.states
             if first.outcome == Outcome.LOST:
                 return SolveResult(Outcome.LOST, states=spent, seconds=time.perf_counter() - t0,
