@@ -43,7 +43,7 @@ from solver.core import memory
 from solver.pyramid.deals import check_deal
 from solver.pyramid.dfs import decide_batch, decide_flat, decide_free_flat, decide_turn
 from solver.pyramid.free_search import FREE_DEPTH, Outcome
-from solver.pyramid.lost_table import WorkspaceArgs, table_clear
+from solver.pyramid.lost_table import LostTable, WorkspaceArgs, table_clear
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE, PTR_MASK,
@@ -267,9 +267,8 @@ class WinnabilityTurns:
     stopped on. Measured on the slowest lost ``msc`` deals: seed 8060 took three turns of 20,000,
     200,000 and 321,567 positions from scratch (0.40 s of its 0.57 s minimum-move time), and now
     two of 20,000 and about 98,000 (0.21 s in all); seed 8557 0.46 -> 0.16 s. Under unlimited
-    recycles each turn searches
-    afresh (``solve_winnable``: it nearly always settles the deal in its first turn). ``close``
-    (or leaving the ``with`` block) hands the workspace back clean.
+    recycles each turn searches afresh (``solve_winnable``: it nearly always settles the deal in
+    its first turn). ``close`` (or leaving the ``with`` block) hands the workspace back clean.
     """
 
     def __init__(self, deal, rules: Rules, start: int, workspace: Workspace) -> None:
@@ -278,7 +277,7 @@ class WinnabilityTurns:
         self.start = int(start)
         self.ws = workspace
         self.path = np.zeros(len(workspace.counts), dtype=np.int64)
-        self.lost = (workspace.table, 0, False)  # a LostTable spread out: table, keys, grown
+        self.lost = LostTable(workspace.table, 0, False)  # what the turns so far proved lost
 
     def __enter__(self) -> WinnabilityTurns:
         return self
@@ -293,15 +292,15 @@ class WinnabilityTurns:
                                   start=self.start, workspace=self.ws)
         t0 = time.perf_counter()
         try:
-            outcome, length, expanded, *lost = decide_turn(
+            outcome, length, expanded, table, n, grown = decide_turn(
                 self.deal, np.uint64(self.start), *rule_args(self.rules), max_states,
-                *self.ws.args(), self.path, *self.lost)
+                *self.ws.args(), self.path, self.lost.table, self.lost.n, self.lost.grown)
         except MemoryError:
             self.ws.table.fill(0)  # the kernel stopped before it could hand its table back
-            self.lost = (self.ws.table, 0, False)
+            self.lost = LostTable(self.ws.table, 0, False)
             return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0,
                                reason=REASON_MEMORY)
-        self.lost = tuple(lost)
+        self.lost = LostTable(table, n, grown)
         result = SolveResult(Outcome(outcome), states=int(expanded),
                              seconds=time.perf_counter() - t0,
                              reason=REASON_STATES if outcome == Outcome.UNKNOWN else None)
@@ -312,10 +311,9 @@ class WinnabilityTurns:
     def close(self) -> None:
         """Clean the workspace's table (a table that grew was private, and the workspace's own
         was cleaned when it did)."""
-        table, n, grown = self.lost
-        if not grown:
-            table_clear(self.ws.table, self.ws.touched, n)
-        self.lost = (self.ws.table, 0, False)
+        if not self.lost.grown:
+            table_clear(self.ws.table, self.ws.touched, self.lost.n)
+        self.lost = LostTable(self.ws.table, 0, False)
 
 
 def winnable_many(deals: np.ndarray, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_STATES,
