@@ -19,6 +19,12 @@ so the partial-order reduction of ``gen_concrete`` applies), with
   positions in ten of a hard deal's search were such steps);
 * an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
   f-value exceeds it are not stored.
+
+An expansion makes its children in two passes: the first steps each move (and its forced line)
+and asks the CPU to load the child's hash slot (``solver.core.prefetch``), the second looks the
+children up, bounds and stores them. A lookup in a large index nearly always misses the caches;
+in two passes those loads overlap with each other and with the first pass's work instead of each
+waiting in turn (10-15% of the search's time on the slowest deals, the expansions the same).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.core.prefetch import prefetch
+from solver.core.rng import mix64
 from solver.pyramid.free_search import dead, dead_after
 from solver.pyramid.optimal.bound import FAR_BOUND, SCRATCH, bound
 from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_F, R_FREE,
@@ -83,6 +91,9 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
         queue_push(head, e_node, e_next, regs, h0, h0, np.int64(0))  # not Literal[0]: one compile
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     line = np.empty(MAX_FORCED, dtype=np.int64)
+    kids = np.empty(MAX_MOVES, dtype=np.uint64)
+    kid_g = np.empty(MAX_MOVES, dtype=np.int64)
+    imask = np.uint64(len(index) - 1)
     done = 0
     while True:
         if done >= budget:
@@ -127,7 +138,9 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
             regs[R_INCOMPLETE] = 1
             continue
         n = gen_optimal(state, tabs, rule, moves)
-        # pushed in reverse so that the first generated move is popped first (LIFO buckets)
+        # pass 1: the children (pushed in reverse so that the first generated move is popped
+        # first: LIFO buckets), their index slots prefetched for pass 2
+        cnt = 0
         for k in range(n - 1, -1, -1):
             m = moves[k]
             child = child_of(state, m, recycles)
@@ -146,6 +159,13 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
                 continue
             if dead_after(child, m, tabs, rule):
                 continue
+            prefetch(index, mix64(child) & imask)
+            kids[cnt] = child
+            kid_g[cnt] = g1
+            cnt += 1
+        for q in range(cnt):
+            child = kids[q]
+            g1 = kid_g[q]
             j = find_tagged(index, keys, child)
             if j >= 0:
                 gj = np.int64(gs[j])
