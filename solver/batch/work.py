@@ -31,7 +31,6 @@ with a fresh, small one, so a chunk always finishes and a resumed run never fail
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from dataclasses import dataclass

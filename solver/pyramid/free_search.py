@@ -18,6 +18,7 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
+from solver.core.jit import noalloc
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.lost_table import table_add, table_has
 from solver.pyramid.subgame import subgame_buffers, subgame_lost
@@ -51,7 +52,7 @@ NO_PROOF = np.int64(-1)
 """``proof_after`` of a search that never tries them."""
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def class_dead(state, v, tabs, rule):
     """True when an in-play card of value ``v`` (1..12) can never meet a partner again."""
     pyr = state & PYR_MASK
@@ -70,7 +71,7 @@ def class_dead(state, v, tabs, rule):
     return False
 
 
-@njit(cache=True)
+@noalloc
 def dead(state, tabs, rule):
     """True when some card still in play can never be removed (see ``solver.pyramid.winnable``)."""
     for v in range(1, 13):
@@ -79,7 +80,7 @@ def dead(state, tabs, rule):
     return False
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def dead_after(child, m, tabs, rule):
     """``dead`` for a child whose parent had no dead card: only the partners of the cards that
     move ``m`` removed can have lost their last partner."""

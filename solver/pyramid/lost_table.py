@@ -10,6 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from solver.core.jit import noalloc
 from solver.core.rng import mix64
 
 _ONE = np.uint64(1)
@@ -40,7 +41,7 @@ class LostTable(NamedTuple):
     grown: bool
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def table_find(table, key, tags):
     """The entry of the open-addressing ``table`` that equals ``key`` outside the bits ``tags``
     (``key`` has none of them set; entries hash on ``key`` alone), tags included; 0 for none."""
@@ -53,7 +54,7 @@ def table_find(table, key, tags):
         i = (i + _ONE) & mask
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def table_insert(table, key, tags, tag):
     """Store ``key | tag`` in ``table`` unless an entry equals ``key`` outside the bits ``tags``
     (as ``table_find``); returns the slot, or -1 when it was there already (its tag stays)."""
@@ -67,13 +68,13 @@ def table_insert(table, key, tags, tag):
     return np.int64(i)
 
 
-@njit(cache=True)
+@noalloc
 def table_has(table, key):
     """True when ``key`` is in the open-addressing ``table``."""
     return table_find(table, key, _ZERO) != _ZERO
 
 
-@njit(cache=True)
+@noalloc
 def table_put(table, key):
     """Store ``key`` in ``table``; returns the slot, or -1 when it was there already."""
     return table_insert(table, key, _ZERO, _ZERO)
@@ -110,7 +111,7 @@ def table_add(lost, key, ws):
     return LostTable(table, n, grown)
 
 
-@njit(cache=True)
+@noalloc
 def table_clear(table, touched, n_touched):
     for k in range(n_touched):
         table[touched[k]] = _ZERO

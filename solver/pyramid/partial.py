@@ -48,7 +48,7 @@ from solver.pyramid.optimal.bound import start_bound
 from solver.pyramid.optimal.index import rehash
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, PYR_MASK,
-                                  REC_MASK, REC_SHIFT, START, STOCK_MASK, deal_tables)
+                                  REC_MASK, REC_SHIFT, START, STOCK_MASK, kernel_tables)
 from solver.pyramid.winnable import (REASON_MEMORY, REASON_STATES, REASON_TIMEOUT, REASONS,
                                      Outcome, concrete_step, free_to_steps, max_depth)
 
@@ -370,14 +370,6 @@ def _fewest_line(ws, deal, tabs, rule, begin, target: int, budget: _Budget):
 def _spend(budget: _Budget, regs, reason):
     budget.spent += int(regs[pk.A_EXPANDED])
     return reason
-
-
-def kernel_tables(deal):
-    """``deal_tables(deal)`` as the kernels type it inside numba: the king masks come back to
-    Python as plain ints, which numba would type int64 and so compile every kernel taking the
-    tables a second time (a few seconds of the first ``analyse``); they go back as uint64."""
-    tabs = deal_tables(deal)
-    return tabs._replace(pkings=np.uint64(tabs.pkings), skings=np.uint64(tabs.skings))
 
 
 def load_kernels() -> None:

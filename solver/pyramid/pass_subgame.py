@@ -59,6 +59,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from solver.core.jit import noalloc
 from solver.pyramid.layout import ABOVE, DIRECT, PYRAMID_CARDS
 from solver.pyramid.lost_table import table_find, table_has, table_insert, table_put
 from solver.pyramid.state import (MOVE_DRAW, MOVE_PAIR, MOVE_RECYCLE, PTR_MASK, PTR_SHIFT,
@@ -169,7 +170,7 @@ def grown_known(pb):
     return PassBuffers(pb.stack, pb.moves, pb.counts, pb.memo, pb.touched, bigger, pb.known_n)
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def with_pointer(m, waste):
     """``m`` with its pointer set canonically for the subgame waste ``waste`` (stock bits in
     place): one past the highest of them, 0 for none."""
@@ -180,7 +181,7 @@ def with_pointer(m, waste):
     return m | ((top + _ONE) << PTR_SHIFT)
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def pass_children(m, tabs, rule, out):
     """The subgame positions one move after ``m`` into ``out``; returns their number."""
     val = tabs.val
@@ -239,7 +240,7 @@ def pass_children(m, tabs, rule, out):
     return n
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def pass_start(state, cards, must):
     """The start of the pass subgame of the cards ``cards`` of ``state`` (its cards in play, the
     recycles used and the canonical pointer); 0 when none of them is in ``must`` (the bits the
@@ -252,13 +253,13 @@ def pass_start(state, cards, must):
     return with_pointer(m | (s & REC_MASK), m & STOCK_MASK & ((_ONE << (ptr + _STOCK_BASE)) - _ONE))
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def goal_bits(rule):
     """The bits a pass subgame must clear: the pyramid, and under goal "all" the stock too."""
     return PYR_MASK | STOCK_MASK if rule.goal_all else PYR_MASK
 
 
-@njit(cache=True)
+@noalloc
 def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
     """Whether the pass subgame of the cards ``cards`` (pyramid and stock bits of its classes) of
     the concrete position ``state`` can clear every one of them the goal needs cleared, or the
@@ -332,13 +333,13 @@ def pass_subgame_clears(state, cards, tabs, rule, pb, budget):
     return won
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def class_cards(v, tabs):
     """Pyramid and stock bits of the cards of class ``v`` (1..6)."""
     return tabs.vmask[v] | tabs.vmask[13 - v] | tabs.sval[v] | tabs.sval[13 - v]
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def class_masks(tabs):
     """``class_cards`` of the classes 1..6 as a tuple, class ``v`` at index ``v`` (index 0: no
     cards), read from the deal's tables once per question, not once per subgame."""
@@ -349,13 +350,13 @@ def class_masks(tabs):
             vm[5] | vm[8] | sv[5] | sv[8], vm[6] | vm[7] | sv[6] | sv[7])
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def class_of(v):
     """The class (1..6) of value ``v`` (1..12)."""
     return min(v, 13 - v)
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def moved_classes(m, moved, child, tabs):
     """Bit ``v`` set for each class ``v`` whose pass subgames may differ between the position
     before move ``m`` and ``child``: ``moved`` is the position right after ``m``, ``child`` the
@@ -385,7 +386,7 @@ def moved_classes(m, moved, child, tabs):
     return cl
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def subgames_lost(state, classes, size, tabs, rule, pb):
     """True when the pass subgame of ``size`` (2 or 3) classes together, one of them with its bit
     set in ``classes``, is lost: a proof that ``state`` is lost (closed positions only; answers
@@ -419,7 +420,7 @@ def subgames_lost(state, classes, size, tabs, rule, pb):
     return False
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def pass_subgame_lost(state, classes, tabs, rule, pb):
     """True when the pass subgame of two classes together, one of them with its bit set in
     ``classes``, is lost (``subgames_lost``).
@@ -431,7 +432,7 @@ def pass_subgame_lost(state, classes, tabs, rule, pb):
     return subgames_lost(state, classes, 2, tabs, rule, pb)
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def pass_subgame_triple_lost(state, classes, tabs, rule, pb):
     """True when the pass subgame of three classes together, one of them with its bit set in
     ``classes``, is lost (``subgames_lost``).

@@ -48,10 +48,10 @@ The rules are tested against the plain references on positions where they fire
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from solver.core.bits import popcount
+from solver.core.jit import noalloc
 from solver.pyramid.layout import BELOW, PYRAMID_CARDS
 from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   MOVE_PAIR, canon_pointer, move_a, move_b, move_kind)
@@ -69,7 +69,7 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def waste_and_ahead(state):
     """``(waste, ahead)``: the stock bits (in place) of the in-play cards of ``state`` below its
     pointer (the waste) and at or above it (the stock)."""
@@ -79,7 +79,7 @@ def waste_and_ahead(state):
     return stock & below, stock & ~below
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def stuck_waste(state, tabs, rule):
     """Stock bits (in place, bits 28..51) of the waste cards of ``state`` that are stuck for the
     rest of the game (see the module docstring), assuming ``state`` is on its last pass."""
@@ -96,7 +96,7 @@ def stuck_waste(state, tabs, rule):
     return waste & ~removable
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def bury_last_pass(state, tabs, rule):
     """The position equivalent to ``state`` with its buried waste cards cleared, ``state`` itself
     when the rule does not fire (not the last pass, or nothing buried), or ``LOST_STATE`` when a
@@ -115,7 +115,7 @@ def bury_last_pass(state, tabs, rule):
 
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def class_unmatched(state, v, tabs):
     """True when the pyramid cards of values ``v`` and ``13 - v`` cannot all find partners
     among the cards in play, counted (``v`` in 1..12).
@@ -140,7 +140,7 @@ def class_unmatched(state, v, tabs):
     return a - sb > b or b - sa > a
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def unmatched(state, tabs):
     """``class_unmatched`` for some class of values (1 + 12, 2 + 11, .. 6 + 7)."""
     for v in range(1, 7):
@@ -149,7 +149,7 @@ def unmatched(state, tabs):
     return False
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def unmatched_after(child, m, tabs):
     """``unmatched`` for a child whose parent passed it: only a pair changes the counts, and only
     of its own class (draws, recycles and kings change none)."""
@@ -158,14 +158,14 @@ def unmatched_after(child, m, tabs):
     return class_unmatched(child, tabs.val[move_a(m)], tabs)
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def must_go(slot, rule):
     """True when the card in ``slot`` must leave in every win: a pyramid card, or under goal
     "all" any card."""
     return slot < PYRAMID_CARDS or rule.goal_all
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def partners_left(state, slot, tabs):
     """How many cards still in play might yet pair with the card in ``slot`` (an upper bound: the
     pyramid cards of the partner value that are not above or under it, except a direct cover,
@@ -179,7 +179,7 @@ def partners_left(state, slot, tabs):
     return n + popcount(state & PYR_MASK & tabs.vmask[13 - v])
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def forced_pair(state, tabs, rule, moves, n):
     """Move a *forced pair* among ``moves[:n]`` to the front and return 1, or return ``n``.
 
@@ -209,7 +209,7 @@ def forced_pair(state, tabs, rule, moves, n):
     return n
 
 
-@njit(cache=True, inline=INLINE)
+@noalloc(inline=INLINE)
 def waste_deadlock(state, tabs, rule):
     """True when, on the last pass, a pyramid card and the waste above its partners wait for
     each other: then the position is lost.

@@ -57,6 +57,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from solver.core.cards import RANK_OF
+from solver.core.jit import noalloc
 from solver.pyramid.layout import (ABOVE, BELOW, COVERED_BY, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
                            STOCK_CARDS)
 
@@ -140,25 +141,25 @@ ROW_MASKS = _row_masks()
 """``ROW_MASKS[r]``: the pyramid bits of row ``r``."""
 
 
-@njit(cache=True)
+@noalloc
 def encode_move(kind, a, b):
     """The move int of kind ``kind`` with slots ``a`` and ``b`` (``MOVE_FIELDS``)."""
     return kind | (a << MOVE_A_SHIFT) | (b << MOVE_B_SHIFT)
 
 
-@njit(cache=True)
+@noalloc
 def move_kind(m):
     """The kind (``MOVE_DRAW`` .. ``MOVE_PAIR``) of move ``m``."""
     return m & MOVE_KIND_MASK
 
 
-@njit(cache=True)
+@noalloc
 def move_a(m):
     """The first slot of move ``m``."""
     return (m >> MOVE_A_SHIFT) & SLOT_MASK
 
 
-@njit(cache=True)
+@noalloc
 def move_b(m):
     """The second slot of move ``m`` (``NO_SLOT`` for a king)."""
     return (m >> MOVE_B_SHIFT) & SLOT_MASK
@@ -170,7 +171,7 @@ def decode_move(m: int) -> tuple[int, int, int]:
     return m & MOVE_KIND_MASK, (m >> MOVE_A_SHIFT) & SLOT_MASK, (m >> MOVE_B_SHIFT) & SLOT_MASK
 
 
-@njit(cache=True)
+@noalloc
 def uncovered_mask(pyr):
     """Pyramid bits of the present cards that no present card covers (row shifts, no loop per card)."""
     covered = _ZERO
@@ -180,13 +181,13 @@ def uncovered_mask(pyr):
     return pyr & ~covered
 
 
-@njit(cache=True)
+@noalloc
 def lowest_bit_index(x):
     """Index of the lowest set bit of a non-zero uint64 (one count-trailing-zeros instruction)."""
     return np.int64(trailing_zeros(np.uint64(x)))
 
 
-@njit(cache=True)
+@noalloc
 def highest_bit_below(x, n):
     """Index of the highest set bit of ``x`` below bit ``n`` (0 <= n <= 63), or -1."""
     y = np.uint64(x) & ((_ONE << np.uint64(n)) - _ONE)
@@ -195,7 +196,7 @@ def highest_bit_below(x, n):
     return 63 - np.int64(leading_zeros(y))
 
 
-@njit(cache=True)
+@noalloc
 def lowest_bit_from(x, n, limit):
     """Index of the lowest set bit of ``x`` at or above ``n`` and below ``limit`` (<= 63), or -1."""
     y = (np.uint64(x) >> np.uint64(n)) << np.uint64(n)
@@ -235,6 +236,14 @@ def deal_tables(deal):
                             np.empty(14, dtype=np.uint64))
 
 
+def kernel_tables(deal) -> DealTables:
+    """``deal_tables(deal)`` as the kernels type it inside numba, for a kernel called from
+    Python: the king masks come back to Python as plain ints, which numba would type int64 and
+    so compile every kernel taking the tables a second time; they go back as uint64."""
+    tabs = deal_tables(deal)
+    return tabs._replace(pkings=np.uint64(tabs.pkings), skings=np.uint64(tabs.skings))
+
+
 @njit(cache=True)
 def deal_tables_into(deal, val, vmask, pmates, reach, sval):
     """The ``DealTables`` of ``deal`` written into the given arrays (``val`` 52 int64, ``vmask``
@@ -262,13 +271,13 @@ def deal_tables_into(deal, val, vmask, pmates, reach, sval):
     return DealTables(val, pmates, reach, sval, vmask, vmask[13], skings)
 
 
-@njit(cache=True)
+@noalloc
 def remove_slot(state, slot):
     """Clear the bit of ``slot`` (pyramid position or stock card 28+i)."""
     return state & ~(_ONE << np.uint64(slot))
 
 
-@njit(cache=True)
+@noalloc
 def canon_pointer(state, ptr):
     """Set the pointer field to ``1 + highest in-play index below ptr`` (0 if none)."""
     stock = (state & STOCK_MASK) >> STOCK_SHIFT
@@ -276,30 +285,30 @@ def canon_pointer(state, ptr):
     return (state & ~PTR_MASK) | (np.uint64(w + 1) << PTR_SHIFT)
 
 
-@njit(cache=True)
+@noalloc
 def pointer(state):
     return np.int64((state & PTR_MASK) >> PTR_SHIFT)
 
 
-@njit(cache=True)
+@noalloc
 def recycles_used(state):
     return np.int64((state & REC_MASK) >> REC_SHIFT)
 
 
-@njit(cache=True)
+@noalloc
 def waste_top(state):
     """Index (0..23) of the waste top, or -1 for an empty waste."""
     return pointer(state) - 1
 
 
-@njit(cache=True)
+@noalloc
 def stock_top(state):
     """Index (0..23) of the stock top, or -1 for an empty stock."""
     stock = (state & STOCK_MASK) >> STOCK_SHIFT
     return lowest_bit_from(stock, pointer(state), STOCK_CARDS)
 
 
-@njit(cache=True)
+@noalloc
 def apply_concrete(state, m):
     """The position after move ``m`` (assumed legal) under the concrete rules. A recycle adds one
     to the recycle count, saturating at ``MAX_RECYCLES_USED`` (see the module docstring)."""
@@ -318,7 +327,7 @@ def apply_concrete(state, m):
     return canon_pointer(state, ptr)
 
 
-@njit(cache=True)
+@noalloc
 def is_won(state, goal_all):
     """True when ``state`` meets the goal (pyramid cleared; with ``goal_all`` the stock too)."""
     if goal_all:
@@ -326,7 +335,7 @@ def is_won(state, goal_all):
     return (state & PYR_MASK) == _ZERO
 
 
-@njit(cache=True)
+@noalloc
 def push_pyramid_pairs(pyr, unc, tabs, overlap, out, n):
     """Pairs of two uncovered pyramid cards, then overlap pairs, into ``out`` from ``n``; returns
     the new count."""
@@ -365,7 +374,7 @@ def push_pyramid_pairs(pyr, unc, tabs, overlap, out, n):
     return n
 
 
-@njit(cache=True)
+@noalloc
 def push_with_card(slot, unc, mates_of_value, out, n):
     """Pairs of stock/waste card ``slot`` with every uncovered pyramid card making 13 with it
     (``mates_of_value``: the pyramid bits of that partner value)."""
@@ -378,7 +387,7 @@ def push_with_card(slot, unc, mates_of_value, out, n):
     return n
 
 
-@njit(cache=True)
+@noalloc
 def push_draw_or_recycle(state, w, s, recycles, out, n):
     """A draw while the stock (top ``s``) is not empty, else a recycle of a non-empty waste (top
     ``w``) while recycles are left (``recycles`` = -1: unlimited)."""
@@ -391,7 +400,7 @@ def push_draw_or_recycle(state, w, s, recycles, out, n):
     return n
 
 
-@njit(cache=True)
+@noalloc
 def gen_concrete(state, tabs, rule, out):
     """The legal moves of ``state`` under the concrete rules, into ``out``; returns their number.
 
@@ -431,7 +440,7 @@ def gen_concrete(state, tabs, rule, out):
     return push_draw_or_recycle(state, w, s, rule.recycles, out, n)
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def gen_free(state, tabs, rule, out):
     """Moves in the free-stock abstraction (unlimited recycles; see the module docstring).
 
@@ -479,7 +488,7 @@ def gen_free(state, tabs, rule, out):
     return n
 
 
-@njit(cache=True)
+@noalloc
 def apply_free(state, m):
     """The position after move ``m`` in the free-stock abstraction (pointer stays 0)."""
     state = remove_slot(state, move_a(m))

@@ -35,8 +35,9 @@ import numpy as np
 from numba import njit
 
 from solver.core.bits import popcount
+from solver.core.jit import noalloc
 from solver.pyramid.lost_table import table_has, table_put
-from solver.pyramid.layout import ABOVE, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS
+from solver.pyramid.layout import ABOVE, DIRECT, PYRAMID_ROWS
 from solver.pyramid.state import (PYR_MASK, ROW_MASKS, STOCK_MASK,
                                   lowest_bit_index)
 
@@ -82,7 +83,7 @@ def subgame_buffers():
                           np.empty(MEMO_SLOTS, dtype=np.int64))
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def closed(state):
     """True when every card a present pyramid card covers is present too."""
     pyr = state & PYR_MASK
@@ -94,7 +95,7 @@ def closed(state):
     return True
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def shadow(pyr):
     """The pyramid positions in the cone of some card of ``pyr`` (covered by it directly or
     through other positions, present or not): row shifts from the bottom row up."""
@@ -105,13 +106,13 @@ def shadow(pyr):
     return sh
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def lowest(x):
     """The lowest set bit of ``x`` alone (0 for 0)."""
     return x & (~x + _ONE)
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def subgame_pairs(m, values, tabs, rule, out):
     """The pairs of the subgame position ``m`` (its cards, packed like a position) into
     ``out``, each as the two cards' bits; returns their number. Stock cards of one value are
@@ -165,7 +166,7 @@ def subgame_pairs(m, values, tabs, rule, out):
     return n
 
 
-@njit(cache=True)
+@noalloc
 def subgame_clears(state, values, tabs, rule, sb):
     """Whether the subgame of the cards of ``state`` whose value is in ``values`` (a bitmask of
     the low values 1..6 of its classes) can remove every one of them the goal needs removed."""
@@ -211,7 +212,7 @@ def subgame_clears(state, values, tabs, rule, sb):
     return won
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def stock_rich(state, v, tabs, rule):
     """True when class ``v``'s subgame is won whatever else is in play (goal "pyramid"): the
     stock holds a partner for every pyramid card of the class, so its cards can go one by one
@@ -225,13 +226,13 @@ def stock_rich(state, v, tabs, rule):
         popcount(pyr & tabs.vmask[w]) <= popcount(stock & tabs.sval[v])
 
 
-@njit(cache=True, inline='always')
+@noalloc(inline='always')
 def class_pyramid(state, v, tabs):
     """The pyramid cards of class ``v`` in ``state``."""
     return state & (tabs.vmask[v] | tabs.vmask[13 - v])
 
 
-@njit(cache=True)
+@noalloc
 def subgame_lost(state, tabs, rule, sb):
     """True when the subgame of some one class, or of some two classes together, is lost: a
     proof that ``state`` is lost (no proof for a position that is not ``closed``).

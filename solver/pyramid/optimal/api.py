@@ -36,10 +36,11 @@ from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOA
                                           R_GOAL_PARENT, R_INCOMPLETE, R_NODES, R_UB, AStarArrays,
                                           MAX_TAGGED_NODES, rehash_tagged)
 from solver.pyramid.optimal.tables import class_tables
-from solver.pyramid.optimal.bound import start_bound
+from solver.pyramid.optimal.bound import SCRATCH, start_bound
+from solver.pyramid.optimal.moves import MAX_FORCED
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, REC_MASK,
-                                  REC_SHIFT, START)
+                                  REC_SHIFT, START, kernel_tables)
 from solver.pyramid.winnable import (
     REASON_DEPTH,
     REASON_MEMORY,
@@ -92,8 +93,8 @@ WORKSPACE_ARRAYS = AStarArrays._fields[:-1]
 
 @dataclass
 class OptimalWorkspace:
-    """The A* arrays, reused across searches (they grow on demand, see
-    ``solver.pyramid.optimal.index``)."""
+    """The A* arrays, reused across searches (the node store, index and queue grow on demand,
+    see ``solver.pyramid.optimal.index``; the scratch arrays of an expansion have fixed sizes)."""
 
     keys: np.ndarray
     parent: np.ndarray
@@ -102,6 +103,11 @@ class OptimalWorkspace:
     e_node: np.ndarray
     e_next: np.ndarray
     head: np.ndarray
+    scr: np.ndarray
+    moves: np.ndarray
+    line: np.ndarray
+    kids: np.ndarray
+    kid_g: np.ndarray
     dfs: dict = field(default_factory=dict)
 
     @classmethod
@@ -114,7 +120,12 @@ class OptimalWorkspace:
                    index=np.full(slots, -1, dtype=np.int32),
                    e_node=np.zeros(capacity, dtype=np.int32),
                    e_next=np.zeros(capacity, dtype=np.int32),
-                   head=np.full((MAX_F, H_BUCKETS), -1, dtype=np.int32))
+                   head=np.full((MAX_F, H_BUCKETS), -1, dtype=np.int32),
+                   scr=np.zeros(SCRATCH, dtype=np.int64),
+                   moves=np.zeros(MAX_MOVES, dtype=np.int64),
+                   line=np.zeros(MAX_FORCED, dtype=np.int64),
+                   kids=np.zeros(MAX_MOVES, dtype=np.uint64),
+                   kid_g=np.zeros(MAX_MOVES, dtype=np.int64))
 
     def nbytes(self) -> int:
         """Bytes held by the A* arrays."""
@@ -213,7 +224,8 @@ def load_kernels() -> None:
     with compile_aside(WARM_MODULE, WARM_KERNELS):
         ctab = class_tables(deal, rule.overlap)
         start_bound(deal, ctab, START, rule)
-        astar.astar_run(deal, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
+        astar.astar_run(kernel_tables(deal), ctab, START, rule, 0, 1,
+                        ws.arrays(_new_regs(_NO_BOUND)))
         rehash_tagged(ws.index, ws.keys, 0)
         astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
     solve_winnable(deal, rules, max_states=1, workspace=ws.winnability(rules))  # its kernel too
@@ -298,13 +310,13 @@ def _rounds(max_states: int):
     yield cap, 0
 
 
-def _drive(ws: OptimalWorkspace, deal, ctab, begin, rule, regs: np.ndarray, a_cap: int,
+def _drive(ws: OptimalWorkspace, tabs, ctab, begin, rule, regs: np.ndarray, a_cap: int,
            deadline: float | None, max_positions: int) -> tuple[int, str | None]:
     """Run A* (resuming from ``regs``) until it settles, reaches ``a_cap`` expansions in all
     (``astar.LIMIT``; 0 = no cap), or a limit stops it; returns ``(status, reason)``, the reason
     set only for a limit of the caller's (memory, clock)."""
     while True:
-        status = astar.astar_run(deal, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))
+        status = astar.astar_run(tabs, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))
         if status == astar.GROW_NODES:
             if not ws.grow_nodes(max_positions):
                 return status, REASON_MEMORY
@@ -355,6 +367,7 @@ def _turns(deal, rules: Rules, rule, begin: np.uint64, max_states: int, deadline
            t0: float) -> SolveResult:
     """The turns of ``_search`` (its docstring), the winnability search's in ``turns``."""
     regs = _new_regs(_NO_BOUND)
+    tabs = kernel_tables(deal)
     spent = 0  # positions of the winnability search, all turns
     upper = _NO_BOUND
     reason = None
@@ -392,7 +405,7 @@ def _turns(deal, rules: Rules, rule, begin: np.uint64, max_states: int, deadline
                 reason = REASON_STATES
                 break
             a_cap = left if a_cap == 0 else min(a_cap, left)
-        status, reason = _drive(ws, deal, ctab, begin, rule, regs, a_cap, deadline,
+        status, reason = _drive(ws, tabs, ctab, begin, rule, regs, a_cap, deadline,
                                 max_positions)
         if reason is not None or status != astar.LIMIT:
             break

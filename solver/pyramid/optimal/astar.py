@@ -32,10 +32,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.core.jit import noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
 from solver.pyramid.free_search import dead, dead_after
-from solver.pyramid.optimal.bound import FAR_BOUND, SCRATCH, bound
+from solver.pyramid.optimal.bound import FAR_BOUND, bound
 from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_F, R_FREE,
                                           R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,
                                           R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB,
@@ -49,20 +50,22 @@ WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
 ``budget`` expansions done (call again), ``max_states`` reached, and an array to enlarge."""
 
 
-@njit(cache=True)
-def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
-    """Run the A* search of ``deal`` (its ``ClassTables`` ``ctab``) from the packed position
-    ``start`` under ``rule`` (``RuleArgs``) for at most ``budget`` expansions, in ``arrays``
-    (``AStarArrays``); returns a status code (the module docstring lists them). ``arrays.regs``
+@noalloc
+def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
+    """Run the A* search of the deal with the tables ``tabs`` (``state.kernel_tables``) and the
+    ``ClassTables`` ``ctab`` from the packed position ``start`` under ``rule`` (``RuleArgs``)
+    for at most ``budget`` expansions, in ``arrays`` (``AStarArrays``, its scratch arrays
+    included: the kernel allocates nothing, see ``solver.core.jit``); returns a status code
+    (the module docstring lists them). ``arrays.regs``
     holds the search's scalars between calls (all zero but ``R_UB``, ``R_FREE`` = -1 at the first
     call). On ``WON`` the goal was reached by move ``regs[R_GOAL_MOVE]`` from node
     ``regs[R_GOAL_PARENT]`` in ``regs[R_GOAL_LEN]`` moves."""
-    tabs = deal_tables(deal)
     keys, parent, gs, index = arrays.keys, arrays.parent, arrays.gs, arrays.index
     e_node, e_next, head, regs = arrays.e_node, arrays.e_next, arrays.head, arrays.regs
     recycles = rule.recycles
     goal_all = rule.goal_all
-    scr = np.zeros(SCRATCH, dtype=np.int64)
+    scr, moves, line = arrays.scr, arrays.moves, arrays.line
+    kids, kid_g = arrays.kids, arrays.kid_g
     nh = head.shape[0]
     hb = head.shape[1]
     if regs[R_STARTED] == 0:
@@ -89,10 +92,6 @@ def astar_run(deal, ctab, start, rule, max_states, budget, arrays):
             return EXHAUSTED
         regs[R_HMIN] = 0
         queue_push(head, e_node, e_next, regs, h0, h0, np.int64(0))  # not Literal[0]: one compile
-    moves = np.empty(MAX_MOVES, dtype=np.int64)
-    line = np.empty(MAX_FORCED, dtype=np.int64)
-    kids = np.empty(MAX_MOVES, dtype=np.uint64)
-    kid_g = np.empty(MAX_MOVES, dtype=np.int64)
     imask = np.uint64(len(index) - 1)
     done = 0
     while True:

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from solver.core.bits import popcount
+from solver.core.jit import noalloc
 from solver.pyramid.layout import PYRAMID_CARDS
 from solver.pyramid.optimal.tables import PYR_INF, config_id
 from solver.pyramid.state import (PYR_MASK, STOCK_MASK, STOCK_SHIFT, deal_tables, highest_bit_below,
@@ -15,7 +16,7 @@ from solver.pyramid.state import (PYR_MASK, STOCK_MASK, STOCK_SHIFT, deal_tables
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
-@njit(cache=True)
+@noalloc
 def _subsets(pyr, csub):
     """The subsets of all six classes (class c in bits 8c .. 8c+7) of the pyramid mask ``pyr``."""
     m = np.int64(pyr)
@@ -45,13 +46,13 @@ with ``canon_pointer``'s calls)."""
 same reason."""
 
 
-@njit(cache=True)
+@noalloc
 def _nibble(word, t):
     """The 4-bit count of value ``t`` in a word of 14 such counts (value t at bits 4t..4t+3)."""
     return (word >> (4 * t)) & 15
 
 
-@njit(cache=True)
+@noalloc
 def _add_card(cnt, need, cap, t):
     """Count a stock/waste card of value ``t`` in the way; returns ``(cnt, full, plain)``: the
     counts per value with it (``cnt``, ``need`` and ``cap`` are words of 4-bit counts,
@@ -84,7 +85,7 @@ def _add_card(cnt, need, cap, t):
     return cnt, (1 if a - nd > p_other else 0), 0
 
 
-@njit(cache=True)
+@noalloc
 def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, need, scr):
     """``scr[_COST + i]`` and ``scr[_PLAIN + i]``: the fewest moves besides those that remove
     pyramid cards before stock card ``i`` (in play) can be used, counting the cards in the way
@@ -163,7 +164,7 @@ def _stock_costs(waste, region, pyr, vmask, val, hidden, can_turn, need, scr):
         plain += dp
 
 
-@njit(cache=True)
+@noalloc
 def _stock_moves(u, need, stock, sval, scr, base):
     """Moves besides pyramid pairs needed to get ``need`` (1..4) u-cards of the stock and waste:
     the ``need``-th cheapest of their costs ``scr[base + i]`` (far off when there are fewer)."""
@@ -193,7 +194,7 @@ def _stock_moves(u, need, stock, sval, scr, base):
     return c3
 
 
-@njit(cache=True)
+@noalloc
 def bound(state, ctab, tabs, rule, scr):
     """Admissible and consistent lower bound on the moves still needed to win from ``state``
     (``ctab``: the deal's ``ClassTables``, ``tabs`` its ``DealTables``, ``rule`` the
@@ -280,7 +281,7 @@ def bound(state, ctab, tabs, rule, scr):
     return max(h + min(depth, FAR_BOUND), hdp + min(plain, FAR_BOUND))
 
 
-@njit(cache=True)
+@noalloc
 def _values_mask(cpos, c, first, x):
     """Pyramid bits of the present class cards in slots ``first .. first+3``."""
     m = _ZERO

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from solver.core.jit import noalloc
 from solver.core.rng import mix64
 
 _ONE = np.uint64(1)
@@ -50,10 +51,20 @@ class AStarArrays(NamedTuple):
     e_node: np.ndarray
     e_next: np.ndarray
     head: np.ndarray
+    scr: np.ndarray
+    """Scratch of ``bound`` (``SCRATCH`` int64)."""
+    moves: np.ndarray
+    """The moves of the position being expanded (``MAX_MOVES`` int64)."""
+    line: np.ndarray
+    """A forced line's moves (``MAX_FORCED`` int64)."""
+    kids: np.ndarray
+    """The children of the position being expanded (``MAX_MOVES`` uint64) ..."""
+    kid_g: np.ndarray
+    """... and their moves from the start (``MAX_MOVES`` int64)."""
     regs: np.ndarray
 
 
-@njit(cache=True)
+@noalloc
 def find(index, keys, key):
     """Node id of ``key``, or ``-1 - slot`` of the empty slot where it would go."""
     mask = np.uint64(len(index) - 1)
@@ -76,13 +87,13 @@ _TAG_FROM = np.uint64(59)
 """The tag is the top 5 bits of ``mix64(key)`` (the slot comes from the low bits)."""
 
 
-@njit(cache=True)
+@noalloc
 def tag_of(key):
     """The tag of ``key`` in place (bits ``TAG_SHIFT``..), to OR into its node id."""
     return np.int64(mix64(key) >> _TAG_FROM) << TAG_SHIFT
 
 
-@njit(cache=True)
+@noalloc
 def find_tagged(index, keys, key):
     """``find`` in a tagged index: the node id of ``key``, or ``-1 - slot`` of the empty slot
     where its entry (``id | tag_of(key)``) would go."""
@@ -115,7 +126,7 @@ def rehash(index, keys, n_nodes):
         index[-1 - slot] = j
 
 
-@njit(cache=True)
+@noalloc
 def queue_push(head, e_node, e_next, regs, f, h, node):
     """Put ``node`` on the list of f-value ``f`` and bound ``h`` (h above the last list shares
     it), taking an entry from the free list or a fresh one."""

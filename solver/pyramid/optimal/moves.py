@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solver.core.bits import popcount
+from solver.core.jit import noalloc
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT, PTR_MASK, PTR_SHIFT,
                                   PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, STOCK_SHIFT,
@@ -27,7 +27,7 @@ a whole cycle through the stock without a card to play (so it is dropped)."""
 DROPPED = -1
 """``forced_line``'s count for a line that leads nowhere (no move at all, or a whole cycle)."""
 
-@njit(cache=True)
+@noalloc
 def gen_optimal(state, tabs, rule, out):
     """The moves the minimum-move search tries from ``state`` (``tabs``: the deal's
     ``DealTables``, ``rule``: the ``RuleArgs``), into ``out``; returns their number.
@@ -80,7 +80,7 @@ def gen_optimal(state, tabs, rule, out):
     return push_draw_or_recycle(state, w, s, rule.recycles, out, n)
 
 
-@njit(cache=True)
+@noalloc
 def _last_partner_pair(state, pyr, unc, tabs, w, s):
     """A pair of an uncovered pyramid card with the only card in play that can pair with it,
     when that card is available (uncovered, the waste top ``w`` or the usable stock top ``s``);
@@ -108,7 +108,7 @@ def _last_partner_pair(state, pyr, unc, tabs, w, s):
     return -1
 
 
-@njit(cache=True)
+@noalloc
 def _push_card_moves(slot, unc, val, vmask, out, n):
     """A king in stock/waste ``slot`` removed alone, or its pairs with uncovered pyramid cards."""
     v = val[slot]
@@ -118,7 +118,7 @@ def _push_card_moves(slot, unc, val, vmask, out, n):
     return push_with_card(slot, unc, vmask[13 - v], out, n)
 
 
-@njit(cache=True)
+@noalloc
 def child_of(state, m, recycles):
     """``apply_concrete``, with the recycle count kept at 0 when recycles are unlimited (so the
     set of positions stays finite)."""
@@ -128,7 +128,7 @@ def child_of(state, m, recycles):
     return child
 
 
-@njit(cache=True)
+@noalloc
 def forced_line(state, tabs, rule, out, n):
     """Follow the draws and recycles of ``state`` (a position just after a draw or a recycle)
     while ``gen_optimal`` offers nothing else: such a position has one way on, so the minimum-move
@@ -160,7 +160,7 @@ def forced_line(state, tabs, rule, out, n):
         k += 1
 
 
-@njit(cache=True)
+@noalloc
 def forced_jump(state, tabs, rule, scratch):
     """``forced_line(state, tabs, rule, scratch, 0)`` without recording the moves: the position
     reached and the number of moves, or ``DROPPED``. With the stock top hidden (the default
@@ -206,7 +206,7 @@ def forced_jump(state, tabs, rule, scratch):
     return (state & ~PTR_MASK) | ((c + _ONE) << PTR_SHIFT) | AFTER_DRAW, k
 
 
-@njit(cache=True)
+@noalloc
 def _forced_jump_top(state, stock, play, tabs, rule):
     """``forced_jump`` with the stock top available: ``stock`` holds the in-play stock and waste
     cards (bit i: stock card i), ``play`` those of them that are kings or pair with an uncovered
@@ -259,7 +259,7 @@ def _forced_jump_top(state, stock, play, tabs, rule):
         k += 1
 
 
-@njit(cache=True)
+@noalloc
 def _card_in_play(i, unc, tabs):
     """True when stock card ``i`` (-1: none) is a king or pairs with an uncovered pyramid card."""
     if i < 0:
@@ -268,7 +268,7 @@ def _card_in_play(i, unc, tabs):
     return v == 13 or (unc & tabs.vmask[13 - v]) != _ZERO
 
 
-@njit(cache=True)
+@noalloc
 def _some_card_in_play(state, unc, tabs, rule):
     """False when no stock or waste card in play could ever stop a forced line: none is a king
     or pairs with an uncovered pyramid card, and (stock top shown) none has a partner value among
