@@ -35,6 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from solver.core.jit import noalloc
 from solver.core.rng import shuffle
 from solver.pyramid.dfs import decide_free
 from solver.pyramid.free_search import (FREE_DEPTH, LOST, PROOF_AFTER, UNKNOWN, WON, dead,
@@ -77,7 +78,7 @@ def clock_ns(typingctx):
     return types.int64(), codegen
 
 
-@njit(cache=True)
+@noalloc
 def _lost_put(table, touched, n, key):
     """Store ``key`` (``lost_table.table_put``), listing its slot in ``touched``; the new count of stored
     keys, or -1 when the table is three quarters full (``dfs`` grows its table there)."""
@@ -90,13 +91,13 @@ def _lost_put(table, touched, n, key):
     return n + 1
 
 
-@njit(cache=True)
+@noalloc
 def _clear(table, touched, n):
     for k in range(n):
         table[touched[k]] = _ZERO
 
 
-@njit(cache=True)
+@noalloc
 def free_search_small(tabs, rule, max_states, table, touched, moves, counts, stack, sub):
     """``dfs`` free-stock search from ``START`` with the small table: ``(outcome, expanded)``,
     or ``(-1, 0)`` when the table filled up (the caller searches again with ``dfs.decide``).
