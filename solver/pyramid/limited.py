@@ -14,7 +14,7 @@ from numba import njit
 from solver.core.rng import shuffle, stream_seed
 from solver.pyramid.free_search import LOST, UNKNOWN, WON, dead, dead_after, free_search
 from solver.pyramid.lost_table import table_add, table_has
-from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, moved_classes,
+from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, known_full, moved_classes,
                                          no_pass_buffers, pass_buffers, pass_subgame_lost,
                                          pass_subgame_triple_lost)
 from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmatched,
@@ -197,7 +197,8 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                         middle_prunes += 1
                         lost = table_add(lost, child, ws)
                         continue
-                pb = grown_known(pb)
+                if known_full(pb):
+                    pb = grown_known(pb)
             elif concrete >= SUBGAME_AFTER or rule.recycles == 0:
                 # from now on: every position on the stack gets its subgames tried once, the
                 # children only those of the classes their move changed

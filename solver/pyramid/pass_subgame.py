@@ -155,6 +155,13 @@ def pass_buffers(recycles):
                        np.zeros(1, dtype=np.int64))
 
 
+@noalloc
+def known_full(pb):
+    """Whether ``grown_known`` would grow ``pb``'s set of known answers (asked first, so that
+    the search does not take and give back every array of ``pb`` for each child)."""
+    return 2 * pb.known_n[0] >= len(pb.known) and 4 * len(pb.known) <= KNOWN_MAX_SLOTS
+
+
 @njit(cache=True)
 def grown_known(pb):
     """``pb`` itself, or with its set of known answers four times larger when it is half full
