@@ -80,8 +80,32 @@ def table_put(table, key):
     return table_insert(table, key, _ZERO, _ZERO)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def table_add(lost, key, ws):
+    """Insert ``key`` into the lost-position table ``lost`` (a ``LostTable``), growing it when 3/4
+    full; returns the new ``LostTable``. Inlined: with room in the table (nearly always) it
+    allocates nothing and hands no array to a call that counts references
+    (``table_grow_add`` does the rest)."""
+    if 4 * (lost.n + 1) <= 3 * len(lost.table):
+        return LostTable(lost.table, table_put_counted(lost.table, lost.n, lost.grown, key,
+                                                       ws.touched), lost.grown)
+    return table_grow_add(lost, key, ws)
+
+
+@noalloc
+def table_put_counted(table, n, grown, key, touched):
+    """``n`` plus one if ``key`` was new to ``table`` (its slot listed in ``touched`` unless the
+    table is a grown private one)."""
+    slot = table_put(table, key)
+    if slot >= 0:
+        if not grown:
+            touched[n] = slot
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def table_grow_add(lost, key, ws):
     """Insert ``key`` into the lost-position table ``lost`` (a ``LostTable``), growing it when 3/4
     full; returns the new ``LostTable``.
 
