@@ -166,9 +166,9 @@ def known_full(pb):
 def grown_known(pb):
     """``pb`` itself, or with its set of known answers four times larger when it is half full
     (up to ``KNOWN_MAX_SLOTS``): every entry moves over with its tag."""
-    known = pb.known
-    if 2 * pb.known_n[0] < len(known) or 4 * len(known) > KNOWN_MAX_SLOTS:
+    if not known_full(pb):
         return pb
+    known = pb.known
     bigger = np.zeros(4 * len(known), dtype=np.uint64)
     for k in range(len(known)):
         entry = known[k]
