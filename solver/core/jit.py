@@ -8,8 +8,9 @@ array needs no counting: ``@noalloc`` compiles it with numba's runtime (NRT) off
 drops every such update. The arrays it reads stay owned by its caller.
 
 numba refuses to compile a ``noalloc`` kernel that allocates (``np.empty`` and the like), so
-the rule cannot be broken by accident; a kernel that returns or stores an array it was given
-must not use it (its caller would then drop a reference it never took).
+the rule cannot be broken by accident. A kernel that returns an array must not be ``noalloc``
+either: its caller would drop a reference that was never taken (``tests/pyramid/test_noalloc.py``
+checks every kernel the searches reach).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from solver.pyramid.dfs import decide_free
 from solver.pyramid.free_search import (FREE_DEPTH, LOST, PROOF_AFTER, UNKNOWN, WON, dead,
                                         dead_after)
 from solver.pyramid.subgame import SubgameBuffers, subgame_buffers, subgame_lost
-from solver.pyramid.lost_table import table_has, table_put
+from solver.pyramid.lost_table import table_clear, table_has, table_put
 from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
 from solver.pyramid.state import FREE_TAG, START, apply_free, deal_tables_into, gen_free, is_won
 
@@ -92,12 +92,6 @@ def _lost_put(table, touched, n, key):
 
 
 @noalloc
-def _clear(table, touched, n):
-    for k in range(n):
-        table[touched[k]] = _ZERO
-
-
-@noalloc
 def free_search_small(tabs, rule, max_states, table, touched, moves, counts, stack, sub):
     """``dfs`` free-stock search from ``START`` with the small table: ``(outcome, expanded)``,
     or ``(-1, 0)`` when the table filled up (the caller searches again with ``dfs.decide``).
@@ -145,9 +139,9 @@ def free_search_small(tabs, rule, max_states, table, touched, moves, counts, sta
                 break
             depth -= 1
     if n < 0:
-        _clear(table, touched, (3 * len(table)) // 4)
+        table_clear(table, touched, (3 * len(table)) // 4)
         return -1, 0
-    _clear(table, touched, n)
+    table_clear(table, touched, n)
     return outcome, expanded
 
 

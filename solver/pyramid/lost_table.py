@@ -127,12 +127,7 @@ def table_grow_add(lost, key, ws):
             table_clear(table, ws.touched, n)
         table = bigger
         grown = True
-    slot = table_put(table, key)
-    if slot >= 0:
-        if not grown:
-            ws.touched[n] = slot
-        n += 1
-    return LostTable(table, n, grown)
+    return LostTable(table, table_put_counted(table, n, grown, key, ws.touched), grown)
 
 
 @noalloc
