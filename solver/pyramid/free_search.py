@@ -20,7 +20,8 @@ from numba import njit
 
 from solver.core.jit import noalloc
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.lost_table import table_add, table_has
+from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, lost_put, must_grow,
+                                       table_has)
 from solver.pyramid.subgame import subgame_buffers, subgame_lost
 from solver.pyramid.state import (FREE_TAG, MOVE_PAIR, PYR_MASK, STOCK_MASK, apply_free, gen_free,
                                   is_won, lowest_bit_index, move_a, move_kind)
@@ -90,43 +91,111 @@ def dead_after(child, m, tabs, rule):
     return class_dead(child, 13 - va, tabs, rule) or class_dead(child, va, tabs, rule)
 
 
-@njit(cache=True)
-def free_search(tabs, start, rule, max_states, ws, lost, base, path):
-    """``free_search_proving`` without the subgame proofs (the limited-recycles oracle)."""
-    return free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, NO_PROOF)
+NOT_STARTED = -2
+"""The depth register of a search kernel that has not begun yet (``F_DEPTH``, ``limited.R_DEPTH``)."""
+PROVE = 4
+"""What ``free_walk`` returns when it has expanded ``proof_after`` positions: its driver tries
+the subgame proofs of the start, then calls it again (never an ``Outcome``, nor
+``lost_table.GROW_TABLE``)."""
+
+F_DEPTH, F_EXPANDED, F_FRESH, F_N, F_GROWN, F_LENGTH, F_START = range(7)
+"""Registers of ``free_walk`` (an int64 array of ``N_FREE_REGS``): its depth (``NOT_STARTED``
+before it begins), positions expanded, whether the moves at its depth are still to be generated,
+keys in the lost table and whether that table grew (``LostTable.n``, ``LostTable.grown``), the
+length of a win (-1: a win found in the table, no moves known) and the start it searches."""
+N_FREE_REGS = 7
+
+
+@noalloc(inline='always')
+def free_regs_reset(fregs, start, n, grown):
+    """Set ``fregs`` for a new ``free_walk`` from ``start`` with a lost table of ``n`` keys."""
+    fregs[F_DEPTH] = NOT_STARTED
+    fregs[F_EXPANDED] = 0
+    fregs[F_FRESH] = 1
+    fregs[F_N] = n
+    fregs[F_GROWN] = grown
+    fregs[F_LENGTH] = 0
+    fregs[F_START] = np.int64(start & (PYR_MASK | STOCK_MASK))
 
 
 @njit(cache=True)
 def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, proof_after):
-    """Depth-first search of the free-stock abstraction from ``start`` (its pointer ignored).
+    """Depth-first search of the free-stock abstraction from ``start`` (``free_walk``), with the
+    subgame proofs of the start after ``proof_after`` positions (``NO_PROOF``: never).
 
-    Uses rows ``base..`` of ``ws.moves``/``ws.counts``. Positions proven lost are stored as
-    ``key | FREE_TAG``, and a won start as ``key | FREE_TAG | WON_TAG``, so the table doubles as
-    the memory of the limited-recycles search's oracle. Returns ``(outcome, path_length,
+    The driver of ``free_walk``: it owns the memory (the stack, a table that grows, the subgame
+    buffers) and calls the kernel again after each suspension. Returns ``(outcome, path_length,
     expanded, lost)``; on a fresh win ``path[:length]`` holds the moves (a win found in the table
     has length -1: no moves known).
 
     When ``proof_after`` positions have been expanded and the deal is still open, the subgame
-    proofs are tried on ``start`` once (``subgame.subgame_lost``; ``NO_PROOF``: never): a deal
-    the search does not settle quickly is most often lost, and most lost deals have such a proof.
+    proofs are tried on ``start`` once (``subgame.subgame_lost``): a deal the search does not
+    settle quickly is most often lost, and most lost deals have such a proof.
+    """
+    stack = np.empty(FREE_DEPTH, dtype=np.uint64)
+    fregs = np.empty(N_FREE_REGS, dtype=np.int64)
+    free_regs_reset(fregs, start, lost.n, lost.grown)
+    while True:
+        o = free_walk(tabs, start, rule, max_states, ws, lost.table, stack, fregs, base, path,
+                      proof_after)
+        lost = LostTable(lost.table, fregs[F_N], lost.grown)
+        if o == GROW_TABLE:
+            lost = grown_table(lost, ws)
+            fregs[F_GROWN] = lost.grown
+        elif o == PROVE:
+            proof_after = NO_PROOF
+            if subgame_lost(start & (PYR_MASK | STOCK_MASK), tabs, rule, subgame_buffers()):
+                return LOST, 0, fregs[F_EXPANDED], lost
+        else:
+            return o, fregs[F_LENGTH], fregs[F_EXPANDED], lost
+
+
+@noalloc
+def free_walk(tabs, start, rule, max_states, ws, table, stack, fregs, base, path, proof_after):
+    """The kernel of the free-stock search: depth first from ``start`` (its pointer ignored),
+    resumable, allocating nothing.
+
+    Uses rows ``base..`` of ``ws.moves``/``ws.counts``, ``stack`` (``FREE_DEPTH`` positions) and
+    the registers ``fregs`` (``free_regs_reset`` before the first call). Positions proven lost are
+    stored in ``table`` as ``key | FREE_TAG``, and a won start as ``key | FREE_TAG | WON_TAG``,
+    so the table doubles as the memory of the limited-recycles search's oracle. Returns an
+    ``Outcome`` (the win's length in ``fregs[F_LENGTH]``), or suspends: ``GROW_TABLE`` when the
+    table must grow first (room for two more keys is kept: its own next one, and the one its
+    caller may store on its answer), ``PROVE`` once it has expanded ``proof_after`` positions.
+    Called again with the same arguments (and a grown table, or another ``proof_after``), it
+    goes on exactly where it stopped.
     """
     moves = ws.moves
     counts = ws.counts
     start &= PYR_MASK | STOCK_MASK
-    if is_won(start, rule.goal_all):
-        return WON, 0, 0, lost
-    if table_has(lost.table, start | FREE_TAG):
-        return LOST, 0, 0, lost
-    if table_has(lost.table, start | FREE_TAG | WON_TAG):
-        return WON, -1, 0, lost
-    if dead(start, tabs, rule):
-        return LOST, 0, 0, table_add(lost, start | FREE_TAG, ws)
-    stack = np.empty(FREE_DEPTH, dtype=np.uint64)
-    stack[0] = start
-    fresh = True  # the moves of stack[depth] are still to be generated (one gen_free call site)
-    expanded = 1
-    depth = 0
+    n = fregs[F_N]
+    grown = fregs[F_GROWN] != 0
+    if fregs[F_DEPTH] == NOT_STARTED:
+        if is_won(start, rule.goal_all):
+            return WON
+        if table_has(table, start | FREE_TAG):
+            return LOST
+        if table_has(table, start | FREE_TAG | WON_TAG):
+            fregs[F_LENGTH] = -1
+            return WON
+        if must_grow(table, n, 2, ws.max_table):
+            return GROW_TABLE
+        if dead(start, tabs, rule):
+            fregs[F_N] = lost_put(table, n, grown, start | FREE_TAG, ws.touched)
+            return LOST
+        stack[0] = start
+        fresh = True  # the moves of stack[depth] are still to be generated (one gen_free site)
+        expanded = 1
+        depth = 0
+    else:
+        fresh = fregs[F_FRESH] != 0
+        expanded = fregs[F_EXPANDED]
+        depth = fregs[F_DEPTH]
+    status = LOST
     while depth >= 0:
+        if must_grow(table, n, 2, ws.max_table):
+            status = GROW_TABLE
+            break
         row = base + depth
         if fresh:
             counts[row, 0] = gen_free(stack[depth], tabs, rule, moves[row])
@@ -139,21 +208,31 @@ def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, pro
             if is_won(child, rule.goal_all):
                 for d in range(depth + 1):
                     path[d] = moves[base + d, counts[base + d, 1] - 1]
-                return WON, depth + 1, expanded, table_add(lost, start | FREE_TAG | WON_TAG, ws)
-            if table_has(lost.table, child | FREE_TAG):
+                fregs[F_LENGTH] = depth + 1
+                n = lost_put(table, n, grown, start | FREE_TAG | WON_TAG, ws.touched)
+                status = WON
+                break
+            if table_has(table, child | FREE_TAG):
                 continue
             if dead_after(child, m, tabs, rule):
-                lost = table_add(lost, child | FREE_TAG, ws)
+                n = lost_put(table, n, grown, child | FREE_TAG, ws.touched)
                 continue
             if max_states > 0 and expanded >= max_states:
-                return UNKNOWN, 0, expanded, lost
-            if expanded == proof_after and subgame_lost(start, tabs, rule, subgame_buffers()):
-                return LOST, 0, expanded, lost
+                status = UNKNOWN
+                break
+            if expanded == proof_after:
+                counts[row, 1] -= 1  # this child again when called again
+                status = PROVE
+                break
             expanded += 1
             depth += 1
             stack[depth] = child
             fresh = True
         else:
-            lost = table_add(lost, stack[depth] | FREE_TAG, ws)
+            n = lost_put(table, n, grown, stack[depth] | FREE_TAG, ws.touched)
             depth -= 1
-    return LOST, 0, expanded, lost
+    fregs[F_DEPTH] = depth
+    fregs[F_FRESH] = fresh
+    fregs[F_EXPANDED] = expanded
+    fregs[F_N] = n
+    return status

@@ -12,14 +12,19 @@ import numpy as np
 from numba import njit
 
 from solver.core.rng import shuffle, stream_seed
-from solver.pyramid.free_search import LOST, UNKNOWN, WON, dead, dead_after, free_search
-from solver.pyramid.lost_table import table_add, table_has
+from solver.core.jit import noalloc
+from solver.pyramid.free_search import (F_EXPANDED, F_GROWN, F_N, F_START, FREE_DEPTH, LOST,
+                                        N_FREE_REGS, NO_PROOF, NOT_STARTED, UNKNOWN, WON, dead,
+                                        dead_after, free_regs_reset, free_walk)
+from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, lost_put, must_grow,
+                                       table_has)
 from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, known_full, moved_classes,
                                          no_pass_buffers, pass_buffers, pass_subgame_lost,
                                          pass_subgame_triple_lost)
 from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmatched,
                                   unmatched_after, waste_deadlock)
-from solver.pyramid.state import REC_MASK, REC_SHIFT, apply_concrete, gen_concrete, is_won
+from solver.pyramid.state import (PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, apply_concrete,
+                                  gen_concrete, is_won)
 
 ORACLE_TRIAL = 100
 """The free-stock oracle is asked about the first 100 positions of a limited-recycles search...
@@ -84,9 +89,97 @@ def reordered(state, restart, moves, n, rng):
     return n
 
 
+START_PROVING = 5
+GROW_KNOWN = 6
+"""What ``concrete_walk`` returns when it suspends for memory (never an ``Outcome``; beside
+``lost_table.GROW_TABLE``): its driver makes the pass-subgame buffers (``START_PROVING``) or
+grows their set of known answers (``GROW_KNOWN``), then calls it again."""
+
+(R_DEPTH, R_EXPANDED, R_CONCRETE, R_SINCE, R_RESTART, R_NEXT_RESTART, R_PROBES, R_PRUNES,
+ R_MIDDLE_PROBES, R_MIDDLE_PRUNES, R_PROVING, R_LOST_N, R_GROWN, R_LENGTH, R_ORACLE_PENDING) = \
+    range(15)
+"""Registers of ``concrete_walk`` (an int64 array of ``N_REGS``, ``concrete_regs``): its depth
+(``NOT_STARTED`` before it begins), positions expanded (oracle's included) and real positions
+expanded, positions since the last restart, the restart's number and the positions it runs
+for, the oracle's questions and cuts, the middle-pass subgames' questions and cuts, whether
+the pass-subgame proofs run (``PROVING_OFF``, ``PROVING_SWEEP``, ``PROVING_ON``), the lost
+table's keys and whether it grew, the length of a win, and whether the oracle was suspended
+(its registers then hold its search, to go on with)."""
+N_REGS = 15
+PROVING_OFF, PROVING_SWEEP, PROVING_ON = 0, 1, 2
+"""``R_PROVING``: not yet; starting (every position on the stack is asked its subgames first);
+running."""
+
+
+@njit(cache=True)
+def concrete_regs(lost, rule):
+    """Fresh registers of ``concrete_walk`` for the lost table ``lost`` (a ``LostTable``)."""
+    regs = np.zeros(N_REGS, dtype=np.int64)
+    regs[R_DEPTH] = NOT_STARTED
+    regs[R_NEXT_RESTART] = RESTART_AFTER if rule.recycles > 0 else -1
+    regs[R_LOST_N] = lost.n
+    regs[R_GROWN] = lost.grown
+    return regs
+
+
 @njit(cache=True)
 def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
-    """Depth-first search of the real positions (limited recycles) from ``start``.
+    """Depth-first search of the real positions (limited recycles) from ``start``
+    (``concrete_walk``).
+
+    The driver of ``concrete_walk``: it owns the memory (the stacks, the pass-subgame buffers,
+    a lost table that grows) and calls the kernel again after each suspension. Concrete
+    positions use rows ``0..free_base-1`` of the workspace, the oracle the rows from
+    ``free_base``. Returns ``(outcome, length, expanded, lost)``.
+    """
+    regs = concrete_regs(lost, rule)
+    fregs = np.zeros(N_FREE_REGS, dtype=np.int64)
+    stack = np.empty(free_base, dtype=np.uint64)
+    oracle_stack = np.empty(FREE_DEPTH, dtype=np.uint64)
+    rng = np.zeros(1, dtype=np.uint64)
+    pb = no_pass_buffers()  # the pass-subgame proofs start after SUBGAME_AFTER positions
+    while True:
+        o = concrete_walk(tabs, start, rule, max_states, ws, lost.table, stack, oracle_stack,
+                          rng, pb, regs, fregs, free_base, path)
+        lost = LostTable(lost.table, regs[R_LOST_N], lost.grown)
+        if o == GROW_TABLE:
+            lost = grown_table(lost, ws)
+            regs[R_GROWN] = lost.grown
+        elif o == START_PROVING:
+            pb = pass_buffers(rule.recycles)
+            regs[R_PROVING] = PROVING_SWEEP
+        elif o == GROW_KNOWN:
+            pb = grown_known(pb)
+        else:
+            return o, regs[R_LENGTH], regs[R_EXPANDED], lost
+
+
+@noalloc(inline='always')
+def ask_oracle(tabs, state, rule, left, ws, table, oracle_stack, regs, fregs, free_base, path):
+    """The free-stock oracle's answer for ``state`` (``free_search.free_walk``, at most ``left``
+    positions), going on with its suspended search when ``regs[R_ORACLE_PENDING]`` says so. Its
+    positions are added to ``regs[R_EXPANDED]`` unless it suspends (``GROW_TABLE``): called again
+    for the same position, it goes on from there."""
+    if regs[R_ORACLE_PENDING] == 0 or \
+            fregs[F_START] != np.int64(state & (PYR_MASK | STOCK_MASK)):
+        free_regs_reset(fregs, state, regs[R_LOST_N], regs[R_GROWN])
+    else:
+        fregs[F_N] = regs[R_LOST_N]
+        fregs[F_GROWN] = regs[R_GROWN]
+    o = free_walk(tabs, state, rule, left, ws, table, oracle_stack, fregs, free_base, path,
+                  NO_PROOF)
+    regs[R_LOST_N] = fregs[F_N]
+    regs[R_ORACLE_PENDING] = o == GROW_TABLE
+    if o != GROW_TABLE:
+        regs[R_EXPANDED] += fregs[F_EXPANDED]
+    return o
+
+
+@noalloc
+def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack, rng, pb, regs,
+                  fregs, free_base, path):
+    """The kernel of the search of real positions (limited recycles): depth first from
+    ``start``, resumable, allocating nothing.
 
     The free-stock search serves as an oracle: a position whose pyramid and in-play cards lose
     even with unlimited recycles is lost, so before a position is expanded its free-stock
@@ -109,39 +202,70 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     (``MIDDLE_TRIAL``, ``MIDDLE_MIN_SHARE``). Their answers are kept for the whole search, in a
     set that grows when half full (``pass_subgame.grown_known``). Under rules with a recycle the
     search starts again from the top in another order after ``RESTART_AFTER`` positions, twice as
-    many, and so on, keeping what it proved lost. Concrete positions use rows
-    ``0..free_base-1``; the oracle the rows from ``free_base``. Returns ``(outcome, length,
-    expanded, lost)``.
+    many, and so on, keeping what it proved lost.
+
+    Memory comes from the caller (``concrete_search``): ``stack`` (``free_base`` positions), the
+    oracle's ``oracle_stack`` and registers ``fregs``, ``rng`` (one uint64), the pass buffers
+    ``pb`` and the registers ``regs`` (``concrete_regs``). Returns an ``Outcome`` (a win's moves in
+    ``path[:regs[R_LENGTH]]``), or suspends at the top of its loop, or before a child it will
+    take again: ``GROW_TABLE`` (room is kept for the next key), ``START_PROVING`` (the pass
+    buffers are needed), ``GROW_KNOWN`` (``pass_subgame.known_full``). Called again with the
+    same arguments and what it asked for, it goes on where it stopped: the same search, the
+    same positions, as if it had never stopped.
     """
     moves = ws.moves
     counts = ws.counts
-    start = bury_last_pass(start, tabs, rule)
-    if start == LOST_STATE:
-        return LOST, 0, 0, lost
-    o, _, expanded, lost = free_search(tabs, start, rule, max_states, ws, lost, free_base, path)
-    if o != WON:
-        return o, 0, expanded, lost
-    if max_states > 0 and expanded >= max_states:
-        return UNKNOWN, 0, expanded, lost
-    pb = no_pass_buffers()  # the pass-subgame proofs start after SUBGAME_AFTER positions
-    proving = False
-    probes = 0
-    prunes = 0
-    middle_probes = 0
-    middle_prunes = 0
-    stack = np.empty(free_base, dtype=np.uint64)
-    stack[0] = start
-    counts[0, 0] = forced_pair(start, tabs, rule, moves[0],
-                               gen_concrete(start, tabs, rule, moves[0]))
-    counts[0, 1] = 0
-    expanded += 1
-    concrete = 1
-    depth = 0
-    rng = np.zeros(1, dtype=np.uint64)
-    restart = 0
-    next_restart = RESTART_AFTER if rule.recycles > 0 else -1
-    since = 0  # positions expanded since the last (re)start
+    touched = ws.touched
+    n = regs[R_LOST_N]
+    grown = regs[R_GROWN] != 0
+    if regs[R_DEPTH] == NOT_STARTED:
+        start = bury_last_pass(start, tabs, rule)
+        if start == LOST_STATE:
+            return LOST
+        o = ask_oracle(tabs, start, rule, max_states, ws, table, oracle_stack, regs, fregs,
+                       free_base, path)
+        if o != WON:
+            return o  # LOST, UNKNOWN or GROW_TABLE (then again from the top)
+        if max_states > 0 and regs[R_EXPANDED] >= max_states:
+            return UNKNOWN
+        n = regs[R_LOST_N]
+        stack[0] = start
+        counts[0, 0] = forced_pair(start, tabs, rule, moves[0],
+                                   gen_concrete(start, tabs, rule, moves[0]))
+        counts[0, 1] = 0
+        regs[R_EXPANDED] += 1
+        regs[R_CONCRETE] = 1
+        regs[R_DEPTH] = 0
+    else:
+        start = stack[0]
+    depth = regs[R_DEPTH]
+    expanded = regs[R_EXPANDED]
+    concrete = regs[R_CONCRETE]
+    since = regs[R_SINCE]  # positions expanded since the last (re)start
+    restart = regs[R_RESTART]
+    next_restart = regs[R_NEXT_RESTART]
+    probes = regs[R_PROBES]
+    prunes = regs[R_PRUNES]
+    middle_probes = regs[R_MIDDLE_PROBES]
+    middle_prunes = regs[R_MIDDLE_PRUNES]
+    proving = regs[R_PROVING]
+    status = LOST
     while depth >= 0:
+        if must_grow(table, n, 1, ws.max_table):
+            status = GROW_TABLE
+            break
+        if proving != PROVING_OFF and known_full(pb):
+            status = GROW_KNOWN
+            break
+        if proving == PROVING_SWEEP:
+            # from now on: every position on the stack gets its subgames tried once, the
+            # children only those of the classes their move changed
+            proving = PROVING_ON
+            for d in range(depth + 1):
+                if pass_subgame_lost(stack[d], ALL_CLASSES, tabs, rule, pb):
+                    counts[d, 1] = counts[d, 0]  # lost: popped next, stored as lost
+                    depth = d
+                    break
         if since == next_restart:  # again from the top, in another order (RESTART_AFTER)
             restart += 1
             next_restart *= RESTART_GROWTH
@@ -158,36 +282,38 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
             if is_won(child, rule.goal_all):
                 for d in range(depth + 1):
                     path[d] = moves[d, counts[d, 1] - 1]
-                return WON, depth + 1, expanded, lost
+                regs[R_LENGTH] = depth + 1
+                status = WON
+                break
             buried = bury_last_pass(child, tabs, rule)
             if buried == LOST_STATE:
                 continue
             if buried != child:  # cards left the game: any class may have lost its last partner
                 child = buried
-                if table_has(lost.table, child):
+                if table_has(table, child):
                     continue
                 if dead(child, tabs, rule) or unmatched(child, tabs):
-                    lost = table_add(lost, child, ws)
+                    n = lost_put(table, n, grown, child, touched)
                     continue
-            elif table_has(lost.table, child):
+            elif table_has(table, child):
                 continue
             elif dead_after(child, m, tabs, rule) or unmatched_after(child, m, tabs):
-                lost = table_add(lost, child, ws)
+                n = lost_put(table, n, grown, child, touched)
                 continue
             if np.int64((child & REC_MASK) >> REC_SHIFT) >= rule.recycles and \
                     waste_deadlock(child, tabs, rule):
-                lost = table_add(lost, child, ws)
+                n = lost_put(table, n, grown, child, touched)
                 continue
-            if proving:
+            if proving != PROVING_OFF:
                 classes = moved_classes(m, moved, child, tabs)
                 if classes and not rule.goal_all and \
                         np.int64((child & REC_MASK) >> REC_SHIFT) >= rule.recycles:
                     # last pass: the three-class subgames alone (each holds two-class ones)
                     if pass_subgame_triple_lost(child, classes, tabs, rule, pb):
-                        lost = table_add(lost, child, ws)
+                        n = lost_put(table, n, grown, child, touched)
                         continue
                 elif classes and pass_subgame_lost(child, classes, tabs, rule, pb):
-                    lost = table_add(lost, child, ws)
+                    n = lost_put(table, n, grown, child, touched)
                     continue
                 elif classes and not rule.goal_all and concrete >= MIDDLE_AFTER and \
                         (middle_probes < MIDDLE_TRIAL or
@@ -195,42 +321,38 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                     middle_probes += 1
                     if pass_subgame_triple_lost(child, classes, tabs, rule, pb):
                         middle_prunes += 1
-                        lost = table_add(lost, child, ws)
+                        n = lost_put(table, n, grown, child, touched)
                         continue
-                if known_full(pb):
-                    pb = grown_known(pb)
             elif concrete >= SUBGAME_AFTER or rule.recycles == 0:
-                # from now on: every position on the stack gets its subgames tried once, the
-                # children only those of the classes their move changed
-                proving = True
-                pb = pass_buffers(rule.recycles)
-                cut = False
-                for d in range(depth + 1):
-                    if pass_subgame_lost(stack[d], ALL_CLASSES, tabs, rule, pb):
-                        counts[d, 1] = counts[d, 0]  # lost: popped next, stored as lost
-                        depth = d
-                        cut = True
-                        break
-                if cut:
-                    continue
-                if pass_subgame_lost(child, ALL_CLASSES, tabs, rule, pb):
-                    lost = table_add(lost, child, ws)
-                    continue
+                counts[depth, 1] -= 1  # this child again, once the pass buffers are made
+                status = START_PROVING
+                break
             left = max_states - expanded if max_states > 0 else 0
             if max_states > 0 and left <= 0:
-                return UNKNOWN, 0, expanded, lost
+                status = UNKNOWN
+                break
             if probes < ORACLE_TRIAL or prunes * ORACLE_MIN_SHARE >= probes:
+                regs[R_LOST_N] = n
+                regs[R_EXPANDED] = expanded
+                o = ask_oracle(tabs, child, rule, left, ws, table, oracle_stack, regs, fregs,
+                               free_base, path)
+                n = regs[R_LOST_N]
+                expanded = regs[R_EXPANDED]
+                if o == GROW_TABLE:
+                    counts[depth, 1] -= 1  # this child again, the oracle going on
+                    status = GROW_TABLE
+                    break
                 probes += 1
-                o, _, e, lost = free_search(tabs, child, rule, left, ws, lost, free_base, path)
-                expanded += e
                 if o == UNKNOWN:
-                    return UNKNOWN, 0, expanded, lost
+                    status = UNKNOWN
+                    break
                 if o == LOST:
                     prunes += 1
-                    lost = table_add(lost, child, ws)
+                    n = lost_put(table, n, grown, child, touched)
                     continue
                 if max_states > 0 and expanded >= max_states:
-                    return UNKNOWN, 0, expanded, lost
+                    status = UNKNOWN
+                    break
             expanded += 1
             concrete += 1
             since += 1
@@ -241,6 +363,18 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
                 rng)
             counts[depth, 1] = 0
         else:
-            lost = table_add(lost, stack[depth], ws)
+            n = lost_put(table, n, grown, stack[depth], touched)
             depth -= 1
-    return LOST, 0, expanded, lost
+    regs[R_DEPTH] = depth
+    regs[R_EXPANDED] = expanded
+    regs[R_CONCRETE] = concrete
+    regs[R_SINCE] = since
+    regs[R_RESTART] = restart
+    regs[R_NEXT_RESTART] = next_restart
+    regs[R_PROBES] = probes
+    regs[R_PRUNES] = prunes
+    regs[R_MIDDLE_PROBES] = middle_probes
+    regs[R_MIDDLE_PRUNES] = middle_prunes
+    regs[R_PROVING] = proving
+    regs[R_LOST_N] = n
+    return status

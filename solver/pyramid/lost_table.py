@@ -80,16 +80,33 @@ def table_put(table, key):
     return table_insert(table, key, _ZERO, _ZERO)
 
 
-@njit(cache=True, inline='always')
-def table_add(lost, key, ws):
-    """Insert ``key`` into the lost-position table ``lost`` (a ``LostTable``), growing it when 3/4
-    full; returns the new ``LostTable``. Inlined: with room in the table (nearly always) it
-    allocates nothing and hands no array to a call that counts references
-    (``table_grow_add`` does the rest)."""
-    if 4 * (lost.n + 1) <= 3 * len(lost.table):
-        return LostTable(lost.table, table_put_counted(lost.table, lost.n, lost.grown, key,
-                                                       ws.touched), lost.grown)
-    return table_grow_add(lost, key, ws)
+GROW_TABLE = 3
+"""What a suspended search kernel returns when its lost-position table must grow before it can
+go on (never an ``Outcome``): the kernels allocate nothing, so their Python-compiled drivers grow
+the table (``grown_table``) and call them again, and they resume where they stopped."""
+
+
+@noalloc(inline='always')
+def has_room(table, n, extra):
+    """True when ``table``, holding ``n`` keys, stays within 3/4 full with ``extra`` more."""
+    return 4 * (n + extra) <= 3 * len(table)
+
+
+@noalloc(inline='always')
+def must_grow(table, n, extra, max_table):
+    """True when ``extra`` more keys would fill ``table`` past 3/4 and it may still double (up
+    to ``max_table`` slots): a search kernel then suspends with ``GROW_TABLE``."""
+    return not has_room(table, n, extra) and 2 * len(table) <= max_table
+
+
+@noalloc(inline='always')
+def lost_put(table, n, grown, key, touched):
+    """``lost_table``'s insertion for a kernel that asked ``must_grow`` first: ``n`` plus one if
+    ``key`` was new to ``table``. A table at its cap that has no room keeps no more: the search
+    goes on without storing them, slower and still exact."""
+    if has_room(table, n, 1):
+        return table_put_counted(table, n, grown, key, touched)
+    return n
 
 
 @noalloc
@@ -105,29 +122,25 @@ def table_put_counted(table, n, grown, key, touched):
 
 
 @njit(cache=True)
-def table_grow_add(lost, key, ws):
-    """Insert ``key`` into the lost-position table ``lost`` (a ``LostTable``), growing it when 3/4
-    full; returns the new ``LostTable``.
+def grown_table(lost, ws):
+    """``lost`` (a ``LostTable``) moved to a table twice the size, or as it is when that would
+    pass ``ws.max_table`` slots.
 
     The workspace's own table is reused from search to search, so its used slots are listed in
     ``ws.touched`` for a cheap clean-up. When it fills up, the keys move to a private table twice
     the size (and the workspace table is cleaned at once); private tables double again up to
-    ``ws.max_table`` slots, after which the search goes on without storing more: slower, still
-    exact.
+    ``ws.max_table`` slots, after which the search goes on without storing more (``lost_put``).
     """
-    table, n, grown = lost.table, lost.n, lost.grown
-    if 4 * (n + 1) > 3 * len(table):
-        if 2 * len(table) > ws.max_table:
-            return lost
-        bigger = np.zeros(2 * len(table), dtype=np.uint64)
-        for k in range(len(table)):
-            if table[k] != _ZERO:
-                table_put(bigger, table[k])
-        if not grown:
-            table_clear(table, ws.touched, n)
-        table = bigger
-        grown = True
-    return LostTable(table, table_put_counted(table, n, grown, key, ws.touched), grown)
+    table = lost.table
+    if 2 * len(table) > ws.max_table:
+        return lost
+    bigger = np.zeros(2 * len(table), dtype=np.uint64)
+    for k in range(len(table)):
+        if table[k] != _ZERO:
+            table_put(bigger, table[k])
+    if not lost.grown:
+        table_clear(table, ws.touched, lost.n)
+    return LostTable(bigger, lost.n, True)
 
 
 @noalloc
