@@ -16,8 +16,8 @@ from solver.core.jit import noalloc
 from solver.pyramid.free_search import (F_EXPANDED, F_GROWN, F_N, F_START, FREE_DEPTH, LOST,
                                         N_FREE_REGS, NO_PROOF, NOT_STARTED, UNKNOWN, WON, dead,
                                         dead_after, free_regs_reset, free_walk)
-from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, lost_put, must_grow,
-                                       table_has)
+from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, must_grow, pass_lost,
+                                       pass_lost_put)
 from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, known_full, moved_classes,
                                          no_pass_buffers, pass_buffers, pass_subgame_lost,
                                          pass_subgame_triple_lost)
@@ -290,19 +290,19 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
                 continue
             if buried != child:  # cards left the game: any class may have lost its last partner
                 child = buried
-                if table_has(table, child):
+                if pass_lost(table, child):
                     continue
                 if dead(child, tabs, rule) or unmatched(child, tabs):
-                    n = lost_put(table, n, grown, child, touched)
+                    n = pass_lost_put(table, n, grown, child, touched)
                     continue
-            elif table_has(table, child):
+            elif pass_lost(table, child):
                 continue
             elif dead_after(child, m, tabs, rule) or unmatched_after(child, m, tabs):
-                n = lost_put(table, n, grown, child, touched)
+                n = pass_lost_put(table, n, grown, child, touched)
                 continue
             if np.int64((child & REC_MASK) >> REC_SHIFT) >= rule.recycles and \
                     waste_deadlock(child, tabs, rule):
-                n = lost_put(table, n, grown, child, touched)
+                n = pass_lost_put(table, n, grown, child, touched)
                 continue
             if proving != PROVING_OFF:
                 classes = moved_classes(m, moved, child, tabs)
@@ -310,10 +310,10 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
                         np.int64((child & REC_MASK) >> REC_SHIFT) >= rule.recycles:
                     # last pass: the three-class subgames alone (each holds two-class ones)
                     if pass_subgame_triple_lost(child, classes, tabs, rule, pb):
-                        n = lost_put(table, n, grown, child, touched)
+                        n = pass_lost_put(table, n, grown, child, touched)
                         continue
                 elif classes and pass_subgame_lost(child, classes, tabs, rule, pb):
-                    n = lost_put(table, n, grown, child, touched)
+                    n = pass_lost_put(table, n, grown, child, touched)
                     continue
                 elif classes and not rule.goal_all and concrete >= MIDDLE_AFTER and \
                         (middle_probes < MIDDLE_TRIAL or
@@ -321,7 +321,7 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
                     middle_probes += 1
                     if pass_subgame_triple_lost(child, classes, tabs, rule, pb):
                         middle_prunes += 1
-                        n = lost_put(table, n, grown, child, touched)
+                        n = pass_lost_put(table, n, grown, child, touched)
                         continue
             elif concrete >= SUBGAME_AFTER or rule.recycles == 0:
                 counts[depth, 1] -= 1  # this child again, once the pass buffers are made
@@ -348,7 +348,7 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
                     break
                 if o == LOST:
                     prunes += 1
-                    n = lost_put(table, n, grown, child, touched)
+                    n = pass_lost_put(table, n, grown, child, touched)
                     continue
                 if max_states > 0 and expanded >= max_states:
                     status = UNKNOWN
@@ -363,7 +363,7 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
                 rng)
             counts[depth, 1] = 0
         else:
-            n = lost_put(table, n, grown, stack[depth], touched)
+            n = pass_lost_put(table, n, grown, stack[depth], touched)
             depth -= 1
     regs[R_DEPTH] = depth
     regs[R_EXPANDED] = expanded

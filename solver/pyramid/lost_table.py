@@ -1,6 +1,20 @@
 """The lost-position table of the winnability searches: an open-addressing hash set of packed
 positions (uint64 keys, 0 = empty slot) kept in a reused workspace (``WorkspaceArgs``), and
 ``LostTable``, the table as one search carries it (it may move to a private, bigger table).
+
+**Later on the same cards is lost too.** The search of real positions (limited recycles) keeps
+one entry per pyramid, in-play stock cards and after-draw bit: the earliest recycle count and
+pointer (``PASS_BITS``) at which it has proved them lost (``pass_lost``, ``pass_lost_put``). The
+argument: from a position with the waste pointer at ``a`` and ``r`` recycles used, draws alone
+reach, on the same cards, every pointer ``b >= a`` of the same pass (a canonical pointer is one
+past an in-play card, and each draw moves it past the next one), and once the stock is empty a
+recycle (when one is left) and draws reach every pointer of a later pass. So a position lost at
+``(r, a)`` makes every position of the same cards at a later ``(r', b)`` lost: all of those are
+positions it can reach. The after-draw bit (``state.AFTER_DRAW``, which forbids pyramid-only
+moves) stays part of the entry: every position so reached comes after a draw or a recycle, so it
+carries the bit, and a position without it, having more moves, is only cut by an entry without
+it. With the recycle count above the pointer in the packing, ``(r, a) <= (r', b)`` in that
+order is a plain comparison of the ``PASS_BITS``.
 """
 
 from __future__ import annotations
@@ -12,9 +26,14 @@ from numba import njit
 
 from solver.core.jit import noalloc
 from solver.core.rng import mix64
+from solver.pyramid.state import PTR_MASK, REC_MASK
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+PASS_BITS = REC_MASK | PTR_MASK
+"""The bits of an entry of the real-positions search that say from when on its cards are lost
+(recycles used, then the pointer: see the module docstring). The table hashes every entry on its
+other bits (a free-stock entry has none of these set)."""
 
 
 class WorkspaceArgs(NamedTuple):
@@ -66,6 +85,44 @@ def table_insert(table, key, tags, tag):
         i = (i + _ONE) & mask
     table[i] = key | tag
     return np.int64(i)
+
+
+@noalloc(inline='always')
+def table_lower(table, key, tags, tag):
+    """Store ``key | tag`` unless an entry equals ``key`` outside the bits ``tags`` (as
+    ``table_find``); such an entry takes ``tag`` when that is lower than its own. Returns the
+    slot of a new entry, or -1."""
+    mask = np.uint64(len(table) - 1)
+    i = mix64(key) & mask
+    while table[i] != _ZERO:
+        if (table[i] & ~tags) == key:
+            if tag < (table[i] & tags):
+                table[i] = key | tag
+            return -1
+        i = (i + _ONE) & mask
+    table[i] = key | tag
+    return np.int64(i)
+
+
+@noalloc(inline='always')
+def pass_lost(table, state):
+    """True when ``table`` holds the cards of ``state`` (with its after-draw bit) lost at its
+    recycle count and pointer or earlier (see the module docstring)."""
+    e = table_find(table, state & ~PASS_BITS, PASS_BITS)
+    return e != _ZERO and (e & PASS_BITS) <= (state & PASS_BITS)
+
+
+@noalloc(inline='always')
+def pass_lost_put(table, n, grown, state, touched):
+    """``lost_put`` of a real position (``pass_lost``): its entry records the earliest recycle
+    count and pointer proved lost."""
+    if has_room(table, n, 1):
+        slot = table_lower(table, state & ~PASS_BITS, PASS_BITS, state & PASS_BITS)
+        if slot >= 0:
+            if not grown:
+                touched[n] = slot
+            n += 1
+    return n
 
 
 @noalloc
@@ -136,8 +193,9 @@ def grown_table(lost, ws):
         return lost
     bigger = np.zeros(2 * len(table), dtype=np.uint64)
     for k in range(len(table)):
-        if table[k] != _ZERO:
-            table_put(bigger, table[k])
+        entry = table[k]
+        if entry != _ZERO:
+            table_insert(bigger, entry & ~PASS_BITS, PASS_BITS, entry & PASS_BITS)
     if not lost.grown:
         table_clear(table, ws.touched, lost.n)
     return LostTable(bigger, lost.n, True)
