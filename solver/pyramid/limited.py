@@ -26,16 +26,6 @@ from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmat
 from solver.pyramid.state import (PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, apply_concrete,
                                   gen_concrete, is_won)
 
-ORACLE_TRIAL = 100
-"""The free-stock oracle is asked about the first 100 positions of a limited-recycles search...
-(1000 before the pass subgames: they now cut most of what it would, and on the slowest one-pass
-deals its first 1000 answers cut nothing. Measured on the 24 combinations, 200 seeds each: fewer
-positions on every row, about as many deals per second or more; ``--recycles 0 --stock-top``
-seeds 0..999 250 -> 350 deals/s, mean positions 3,732 -> 1,855.)"""
-ORACLE_MIN_SHARE = 10
-"""...and after that only while at least 1 in 10 of its answers has cut a position (on stock-top
-rules it cuts most lost lines; with the stock top hidden and few recycles it seldom does, and
-asking it would only cost time)."""
 MIDDLE_AFTER = 2000
 """Positions after which a child that is not on the last pass, and that the two-class subgames
 do not prove lost, is also asked the three-class ones (under goal "pyramid")...
@@ -95,17 +85,16 @@ GROW_KNOWN = 6
 ``lost_table.GROW_TABLE``): its driver makes the pass-subgame buffers (``START_PROVING``) or
 grows their set of known answers (``GROW_KNOWN``), then calls it again."""
 
-(R_DEPTH, R_EXPANDED, R_CONCRETE, R_SINCE, R_RESTART, R_NEXT_RESTART, R_PROBES, R_PRUNES,
- R_MIDDLE_PROBES, R_MIDDLE_PRUNES, R_PROVING, R_LOST_N, R_GROWN, R_LENGTH, R_ORACLE_PENDING) = \
-    range(15)
+(R_DEPTH, R_EXPANDED, R_CONCRETE, R_SINCE, R_RESTART, R_NEXT_RESTART, R_MIDDLE_PROBES,
+ R_MIDDLE_PRUNES, R_PROVING, R_LOST_N, R_GROWN, R_LENGTH, R_ORACLE_PENDING) = range(13)
 """Registers of ``concrete_walk`` (an int64 array of ``N_REGS``, ``concrete_regs``): its depth
 (``NOT_STARTED`` before it begins), positions expanded (oracle's included) and real positions
 expanded, positions since the last restart, the restart's number and the positions it runs
-for, the oracle's questions and cuts, the middle-pass subgames' questions and cuts, whether
+for, the middle-pass subgames' questions and cuts, whether
 the pass-subgame proofs run (``PROVING_OFF``, ``PROVING_SWEEP``, ``PROVING_ON``), the lost
 table's keys and whether it grew, the length of a win, and whether the oracle was suspended
 (its registers then hold its search, to go on with)."""
-N_REGS = 15
+N_REGS = 13
 PROVING_OFF, PROVING_SWEEP, PROVING_ON = 0, 1, 2
 """``R_PROVING``: not yet; starting (every position on the stack is asked its subgames first);
 running."""
@@ -181,10 +170,15 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
     """The kernel of the search of real positions (limited recycles): depth first from
     ``start``, resumable, allocating nothing.
 
-    The free-stock search serves as an oracle: a position whose pyramid and in-play cards lose
-    even with unlimited recycles is lost, so before a position is expanded its free-stock
-    answer is looked up (and searched for once, then remembered), for as long as the oracle
-    earns its keep (``ORACLE_TRIAL``, ``ORACLE_MIN_SHARE``). The rules of ``solver.pyramid.prune``
+    The free-stock search serves as an oracle for the start: a position whose pyramid and
+    in-play cards lose even with unlimited recycles is lost. (Asked about every child as well,
+    the first 100 and then while 1 in 10 of its answers cut, it no longer paid for itself once
+    the pass subgames cut most of what it would: the kernels with and without it, run
+    interleaved in two processes on the 24 combinations, 200 seeds each, the fastest of two runs
+    per deal, took 0.65 to 0.99 of the time without it on 20 rows, and on the issue's seeds
+    about 2% less under ``msc`` and 6% less under ``--recycles 0 --stock-top``; the rows that
+    were slower take 20 ms for their 200 deals, the noise of such a run.) The rules of
+    ``solver.pyramid.prune``
     cut first: burial, the partner count and the waste deadlock on the last pass, and a forced
     pair is searched alone. After ``SUBGAME_AFTER`` positions (at once without a recycle) the
     pass-subgame proofs start:
@@ -244,8 +238,6 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
     since = regs[R_SINCE]  # positions expanded since the last (re)start
     restart = regs[R_RESTART]
     next_restart = regs[R_NEXT_RESTART]
-    probes = regs[R_PROBES]
-    prunes = regs[R_PRUNES]
     middle_probes = regs[R_MIDDLE_PROBES]
     middle_prunes = regs[R_MIDDLE_PRUNES]
     proving = regs[R_PROVING]
@@ -327,32 +319,9 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
                 counts[depth, 1] -= 1  # this child again, once the pass buffers are made
                 status = START_PROVING
                 break
-            left = max_states - expanded if max_states > 0 else 0
-            if max_states > 0 and left <= 0:
+            if max_states > 0 and expanded >= max_states:
                 status = UNKNOWN
                 break
-            if probes < ORACLE_TRIAL or prunes * ORACLE_MIN_SHARE >= probes:
-                regs[R_LOST_N] = n
-                regs[R_EXPANDED] = expanded
-                o = ask_oracle(tabs, child, rule, left, ws, table, oracle_stack, regs, fregs,
-                               free_base, path)
-                n = regs[R_LOST_N]
-                expanded = regs[R_EXPANDED]
-                if o == GROW_TABLE:
-                    counts[depth, 1] -= 1  # this child again, the oracle going on
-                    status = GROW_TABLE
-                    break
-                probes += 1
-                if o == UNKNOWN:
-                    status = UNKNOWN
-                    break
-                if o == LOST:
-                    prunes += 1
-                    n = pass_lost_put(table, n, grown, child, touched)
-                    continue
-                if max_states > 0 and expanded >= max_states:
-                    status = UNKNOWN
-                    break
             expanded += 1
             concrete += 1
             since += 1
@@ -371,8 +340,6 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
     regs[R_SINCE] = since
     regs[R_RESTART] = restart
     regs[R_NEXT_RESTART] = next_restart
-    regs[R_PROBES] = probes
-    regs[R_PRUNES] = prunes
     regs[R_MIDDLE_PROBES] = middle_probes
     regs[R_MIDDLE_PRUNES] = middle_prunes
     regs[R_PROVING] = proving

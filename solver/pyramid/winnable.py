@@ -14,9 +14,8 @@ Pruning, all exact:
   still in play may yet come to the top), or with goal "all" a stock card with no partner left.
   Partners only ever disappear, so after the full check at the start only the two classes of
   values a pair touches need checking again;
-* with limited recycles the free-stock search is an oracle: a position that loses even with
-  unlimited recycles is lost, so every position is looked up there before it is expanded (its
-  answer searched for once and remembered); this also settles most lost deals at the root;
+* with limited recycles the free-stock search is an oracle for the start: a deal that loses
+  even with unlimited recycles is lost, which settles many lost deals at once;
 * on the last pass (no recycle left) the waste is a stack that only shrinks from the top: a
   waste card with no partner left that could meet it there (no king, no pyramid card of the
   partner value, no partner still ahead in the stock when the stock top is shown) stays for
@@ -25,8 +24,12 @@ Pruning, all exact:
   cards have left the game that way, a class of values (v and 13 - v) whose pyramid cards
   outnumber the partners left to them, counted, is lost too (``solver.pyramid.prune``);
 * positions proven lost are remembered in an open-addressing hash table of packed positions
-  (free-stock answers in the same table, tagged). When the table fills up the search goes on
-  without storing more: slower, still exact.
+  (free-stock answers in the same table, tagged). Under limited recycles an entry holds the
+  earliest recycle count and pointer at which its cards were proven lost, and answers for every
+  later one (``solver.pyramid.lost_table``). When the table reaches its cap the search goes on
+  without storing more: slower, still exact;
+* with limited recycles, the pass subgames of two or three classes of values played with the
+  stock's order and the passes left prove positions lost (``solver.pyramid.pass_subgame``).
 
 The kernels are in ``solver.pyramid.dfs``; this module validates input, owns the reused
 workspace and turns a win into steps.

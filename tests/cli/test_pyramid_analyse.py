@@ -219,7 +219,7 @@ def test_a_win_found_by_the_partial_search_under_a_limit_is_a_win():
 def test_all_rules_exit_3_when_a_limit_leaves_a_combination_unknown():
     res = invoke("--seed", WON, "--all-rules", "--max-states", 100, "-q")
     assert res.exit_code == 3 and "?" in res.stdout
-    assert "(6 unknown)" in res.stdout
+    assert "1: 1 of 8 (5 unknown)" in res.stdout
 
 
 def test_check_under_goal_all_counts_the_stock_and_waste():
