@@ -310,10 +310,28 @@ def test_known_answers_grow_with_every_entry_and_tag():
 def test_known_answers_stop_growing_at_the_cap():
     """Past ``KNOWN_MAX_SLOTS`` the set stays as it is (the searches then stop adding)."""
     pb = pass_buffers(0)
-    capped = PassBuffers(pb.stack, pb.moves, pb.counts, pb.memo, pb.touched,
+    capped = PassBuffers(pb.stack, pb.moves, pb.counts,
                          np.zeros(KNOWN_MAX_SLOTS // 2, dtype=np.uint64), pb.known_n)
     capped.known_n[0] = KNOWN_MAX_SLOTS // 4 + 1  # over half full
     assert len(grown_known(capped).known) == KNOWN_MAX_SLOTS // 2
+
+
+@pytest.mark.parametrize("rules", LIMITED_RULES[::5], ids=RULE_IDS[::5])
+def test_a_full_set_of_known_answers_changes_no_verdict(rules):
+    """With no room left in the set of known answers a search stores nothing, not even the
+    positions it has left (which is how it avoids them twice): its verdicts stay the brute
+    force's."""
+    rule = rule_args(rules)
+    for deal, pos in positions(rules, 6, 900 + 100 * LIMITED_RULES.index(rules)):
+        tabs = deal_tables(deal)
+        pb = pass_buffers(rules.recycles)
+        full = PassBuffers(pb.stack, pb.moves, pb.counts, np.zeros(16, dtype=np.uint64),
+                           np.array([12], dtype=np.int64))  # 3/4 of 16 slots: no room
+        for lows in CLASS_PAIRS:
+            cards = class_cards(lows[0], tabs) | class_cards(lows[1], tabs)
+            fast = pass_subgame_clears(np.uint64(packed(pos)), cards, tabs, rule, full, NO_BUDGET)
+            assert fast == brute_clears(deal, rules, packed(pos), lows), (pos, lows)
+        assert not np.any(full.known) and full.known_n[0] == 12
 
 
 def test_class_masks_are_the_class_cards():
