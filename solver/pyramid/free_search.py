@@ -98,24 +98,23 @@ PROVE = 4
 the subgame proofs of the start, then calls it again (never an ``Outcome``, nor
 ``lost_table.GROW_TABLE``)."""
 
-F_DEPTH, F_EXPANDED, F_FRESH, F_N, F_GROWN, F_LENGTH, F_START = range(7)
+F_DEPTH, F_EXPANDED, F_FRESH, F_N, F_GROWN, F_LENGTH = range(6)
 """Registers of ``free_walk`` (an int64 array of ``N_FREE_REGS``): its depth (``NOT_STARTED``
 before it begins), positions expanded, whether the moves at its depth are still to be generated,
-keys in the lost table and whether that table grew (``LostTable.n``, ``LostTable.grown``), the
-length of a win (-1: a win found in the table, no moves known) and the start it searches."""
-N_FREE_REGS = 7
+keys in the lost table and whether that table grew (``LostTable.n``, ``LostTable.grown``) and the
+length of a win (-1: a win found in the table, no moves known)."""
+N_FREE_REGS = 6
 
 
 @noalloc(inline='always')
-def free_regs_reset(fregs, start, n, grown):
-    """Set ``fregs`` for a new ``free_walk`` from ``start`` with a lost table of ``n`` keys."""
+def free_regs_reset(fregs, n, grown):
+    """Set ``fregs`` for a new ``free_walk`` with a lost table of ``n`` keys."""
     fregs[F_DEPTH] = NOT_STARTED
     fregs[F_EXPANDED] = 0
     fregs[F_FRESH] = 1
     fregs[F_N] = n
     fregs[F_GROWN] = grown
     fregs[F_LENGTH] = 0
-    fregs[F_START] = np.int64(start & (PYR_MASK | STOCK_MASK))
 
 
 @njit(cache=True)
@@ -134,7 +133,7 @@ def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, pro
     """
     stack = np.empty(FREE_DEPTH, dtype=np.uint64)
     fregs = np.empty(N_FREE_REGS, dtype=np.int64)
-    free_regs_reset(fregs, start, lost.n, lost.grown)
+    free_regs_reset(fregs, lost.n, lost.grown)
     while True:
         o = free_walk(tabs, start, rule, max_states, ws, lost.table, stack, fregs, base, path,
                       proof_after)

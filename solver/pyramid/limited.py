@@ -1,7 +1,8 @@
 """The winnability search of real positions under limited recycles (``concrete_search``).
 
 Real positions carry the stock pointer and the recycles used; the free-stock search
-(``solver.pyramid.free_search``) is its relaxation and oracle, ``solver.pyramid.prune`` holds
+(``solver.pyramid.free_search``), its relaxation, is asked about the start first,
+``solver.pyramid.prune`` holds
 the exact pruning rules that know the passes left, and ``solver.pyramid.pass_subgame`` the proofs
 of loss by two classes of values played alone with the stock's order and the passes left.
 """
@@ -13,9 +14,8 @@ from numba import njit
 
 from solver.core.rng import shuffle, stream_seed
 from solver.core.jit import noalloc
-from solver.pyramid.free_search import (F_EXPANDED, F_GROWN, F_N, F_START, FREE_DEPTH, LOST,
-                                        N_FREE_REGS, NO_PROOF, NOT_STARTED, UNKNOWN, WON, dead,
-                                        dead_after, free_regs_reset, free_walk)
+from solver.pyramid.free_search import (LOST, NOT_STARTED, PROOF_AFTER, UNKNOWN, WON, dead,
+                                        dead_after, free_search_proving)
 from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, must_grow, pass_lost,
                                        pass_lost_put)
 from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, known_full, moved_classes,
@@ -23,8 +23,7 @@ from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, known_full, m
                                          pass_subgame_triple_lost)
 from solver.pyramid.prune import (LOST_STATE, bury_last_pass, forced_pair, unmatched,
                                   unmatched_after, waste_deadlock)
-from solver.pyramid.state import (PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, apply_concrete,
-                                  gen_concrete, is_won)
+from solver.pyramid.state import REC_MASK, REC_SHIFT, apply_concrete, gen_concrete, is_won
 
 MIDDLE_AFTER = 2000
 """Positions after which a child that is not on the last pass, and that the two-class subgames
@@ -86,25 +85,26 @@ GROW_KNOWN = 6
 grows their set of known answers (``GROW_KNOWN``), then calls it again."""
 
 (R_DEPTH, R_EXPANDED, R_CONCRETE, R_SINCE, R_RESTART, R_NEXT_RESTART, R_MIDDLE_PROBES,
- R_MIDDLE_PRUNES, R_PROVING, R_LOST_N, R_GROWN, R_LENGTH, R_ORACLE_PENDING) = range(13)
+ R_MIDDLE_PRUNES, R_PROVING, R_LOST_N, R_GROWN, R_LENGTH) = range(12)
 """Registers of ``concrete_walk`` (an int64 array of ``N_REGS``, ``concrete_regs``): its depth
-(``NOT_STARTED`` before it begins), positions expanded (oracle's included) and real positions
-expanded, positions since the last restart, the restart's number and the positions it runs
-for, the middle-pass subgames' questions and cuts, whether
-the pass-subgame proofs run (``PROVING_OFF``, ``PROVING_SWEEP``, ``PROVING_ON``), the lost
-table's keys and whether it grew, the length of a win, and whether the oracle was suspended
-(its registers then hold its search, to go on with)."""
-N_REGS = 13
+(``NOT_STARTED`` before it begins), positions expanded (the free-stock search's of the start
+included) and real positions expanded, positions since the last restart, the restart's number
+and the positions it runs for, the middle-pass subgames' questions and cuts, whether the
+pass-subgame proofs run (``PROVING_OFF``, ``PROVING_SWEEP``, ``PROVING_ON``), the lost table's
+keys and whether it grew, and the length of a win."""
+N_REGS = 12
 PROVING_OFF, PROVING_SWEEP, PROVING_ON = 0, 1, 2
 """``R_PROVING``: not yet; starting (every position on the stack is asked its subgames first);
 running."""
 
 
 @njit(cache=True)
-def concrete_regs(lost, rule):
-    """Fresh registers of ``concrete_walk`` for the lost table ``lost`` (a ``LostTable``)."""
+def concrete_regs(lost, rule, expanded):
+    """Fresh registers of ``concrete_walk`` for the lost table ``lost`` (a ``LostTable``), after
+    ``expanded`` positions of the free-stock search."""
     regs = np.zeros(N_REGS, dtype=np.int64)
     regs[R_DEPTH] = NOT_STARTED
+    regs[R_EXPANDED] = expanded
     regs[R_NEXT_RESTART] = RESTART_AFTER if rule.recycles > 0 else -1
     regs[R_LOST_N] = lost.n
     regs[R_GROWN] = lost.grown
@@ -113,23 +113,32 @@ def concrete_regs(lost, rule):
 
 @njit(cache=True)
 def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
-    """Depth-first search of the real positions (limited recycles) from ``start``
-    (``concrete_walk``).
+    """Depth-first search of the real positions (limited recycles) from ``start``.
 
-    The driver of ``concrete_walk``: it owns the memory (the stacks, the pass-subgame buffers,
-    a lost table that grows) and calls the kernel again after each suspension. Concrete
-    positions use rows ``0..free_base-1`` of the workspace, the oracle the rows from
-    ``free_base``. Returns ``(outcome, length, expanded, lost)``.
+    The free-stock search of the start comes first (``free_search.free_search_proving``, with the
+    subgame proofs of ``solver.pyramid.subgame`` after ``PROOF_AFTER`` positions): a start that
+    loses even with unlimited recycles is lost, which settles nearly every lost ``msc`` deal (660
+    of the 666 of seeds 0..1,999). Then ``concrete_walk``: this driver owns the memory (the
+    stack, the pass-subgame buffers, a lost table that grows) and calls the kernel again after
+    each suspension. Concrete positions use rows ``0..free_base-1`` of the workspace, the
+    free-stock search the rows from ``free_base``. Returns ``(outcome, length, expanded, lost)``.
     """
-    regs = concrete_regs(lost, rule)
-    fregs = np.zeros(N_FREE_REGS, dtype=np.int64)
+    start = bury_last_pass(start, tabs, rule)
+    if start == LOST_STATE:
+        return LOST, 0, 0, lost
+    o, _, expanded, lost = free_search_proving(tabs, start, rule, max_states, ws, lost, free_base,
+                                               path, PROOF_AFTER)
+    if o != WON:
+        return o, 0, expanded, lost
+    if max_states > 0 and expanded >= max_states:
+        return UNKNOWN, 0, expanded, lost
+    regs = concrete_regs(lost, rule, expanded)
     stack = np.empty(free_base, dtype=np.uint64)
-    oracle_stack = np.empty(FREE_DEPTH, dtype=np.uint64)
     rng = np.zeros(1, dtype=np.uint64)
     pb = no_pass_buffers()  # the pass-subgame proofs start after SUBGAME_AFTER positions
     while True:
-        o = concrete_walk(tabs, start, rule, max_states, ws, lost.table, stack, oracle_stack,
-                          rng, pb, regs, fregs, free_base, path)
+        o = concrete_walk(tabs, start, rule, max_states, ws, lost.table, stack, rng, pb, regs,
+                          path)
         lost = LostTable(lost.table, regs[R_LOST_N], lost.grown)
         if o == GROW_TABLE:
             lost = grown_table(lost, ws)
@@ -143,42 +152,19 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
             return o, regs[R_LENGTH], regs[R_EXPANDED], lost
 
 
-@noalloc(inline='always')
-def ask_oracle(tabs, state, rule, left, ws, table, oracle_stack, regs, fregs, free_base, path):
-    """The free-stock oracle's answer for ``state`` (``free_search.free_walk``, at most ``left``
-    positions), going on with its suspended search when ``regs[R_ORACLE_PENDING]`` says so. Its
-    positions are added to ``regs[R_EXPANDED]`` unless it suspends (``GROW_TABLE``): called again
-    for the same position, it goes on from there."""
-    if regs[R_ORACLE_PENDING] == 0 or \
-            fregs[F_START] != np.int64(state & (PYR_MASK | STOCK_MASK)):
-        free_regs_reset(fregs, state, regs[R_LOST_N], regs[R_GROWN])
-    else:
-        fregs[F_N] = regs[R_LOST_N]
-        fregs[F_GROWN] = regs[R_GROWN]
-    o = free_walk(tabs, state, rule, left, ws, table, oracle_stack, fregs, free_base, path,
-                  NO_PROOF)
-    regs[R_LOST_N] = fregs[F_N]
-    regs[R_ORACLE_PENDING] = o == GROW_TABLE
-    if o != GROW_TABLE:
-        regs[R_EXPANDED] += fregs[F_EXPANDED]
-    return o
-
-
 @noalloc
-def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack, rng, pb, regs,
-                  fregs, free_base, path):
+def concrete_walk(tabs, start, rule, max_states, ws, table, stack, rng, pb, regs, path):
     """The kernel of the search of real positions (limited recycles): depth first from
     ``start``, resumable, allocating nothing.
 
-    The free-stock search serves as an oracle for the start: a position whose pyramid and
-    in-play cards lose even with unlimited recycles is lost. (Asked about every child as well,
-    the first 100 and then while 1 in 10 of its answers cut, it no longer paid for itself once
-    the pass subgames cut most of what it would: the kernels with and without it, run
-    interleaved in two processes on the 24 combinations, 200 seeds each, the fastest of two runs
-    per deal, took 0.65 to 0.99 of the time without it on 20 rows, and on the issue's seeds
-    about 2% less under ``msc`` and 6% less under ``--recycles 0 --stock-top``; the rows that
-    were slower take 20 ms for their 200 deals, the noise of such a run.) The rules of
-    ``solver.pyramid.prune``
+    ``start`` is a position the free-stock search has found won (``concrete_search``). (That
+    search was asked about every child as well, the first 100 and then while 1 in 10 of its
+    answers cut; it no longer paid for itself once the pass subgames cut most of what it would:
+    the kernels with and without it, run interleaved in two processes on the 24 combinations,
+    200 seeds each, the fastest of two runs per deal, took 0.65 to 0.99 of the time without it
+    on 20 rows, and on the issue's seeds about 2% less under ``msc`` and 6% less under
+    ``--recycles 0 --stock-top``; the rows that were slower take 20 ms for their 200 deals, the
+    noise of such a run.) The rules of ``solver.pyramid.prune``
     cut first: burial, the partner count and the waste deadlock on the last pass, and a forced
     pair is searched alone. After ``SUBGAME_AFTER`` positions (at once without a recycle) the
     pass-subgame proofs start:
@@ -198,9 +184,9 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
     search starts again from the top in another order after ``RESTART_AFTER`` positions, twice as
     many, and so on, keeping what it proved lost.
 
-    Memory comes from the caller (``concrete_search``): ``stack`` (``free_base`` positions), the
-    oracle's ``oracle_stack`` and registers ``fregs``, ``rng`` (one uint64), the pass buffers
-    ``pb`` and the registers ``regs`` (``concrete_regs``). Returns an ``Outcome`` (a win's moves in
+    Memory comes from the caller (``concrete_search``): ``stack`` (room for the deepest line),
+    ``rng`` (one uint64), the pass buffers ``pb`` and the registers ``regs``
+    (``concrete_regs``). Returns an ``Outcome`` (a win's moves in
     ``path[:regs[R_LENGTH]]``), or suspends at the top of its loop, or before a child it will
     take again: ``GROW_TABLE`` (room is kept for the next key), ``START_PROVING`` (the pass
     buffers are needed), ``GROW_KNOWN`` (``pass_subgame.known_full``). Called again with the
@@ -213,16 +199,6 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, oracle_stack,
     n = regs[R_LOST_N]
     grown = regs[R_GROWN] != 0
     if regs[R_DEPTH] == NOT_STARTED:
-        start = bury_last_pass(start, tabs, rule)
-        if start == LOST_STATE:
-            return LOST
-        o = ask_oracle(tabs, start, rule, max_states, ws, table, oracle_stack, regs, fregs,
-                       free_base, path)
-        if o != WON:
-            return o  # LOST, UNKNOWN or GROW_TABLE (then again from the top)
-        if max_states > 0 and regs[R_EXPANDED] >= max_states:
-            return UNKNOWN
-        n = regs[R_LOST_N]
         stack[0] = start
         counts[0, 0] = forced_pair(start, tabs, rule, moves[0],
                                    gen_concrete(start, tabs, rule, moves[0]))
