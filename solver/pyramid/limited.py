@@ -162,9 +162,9 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, rng, pb, regs
     answers cut; it no longer paid for itself once the pass subgames cut most of what it would:
     the kernels with and without it, run interleaved in two processes on the 24 combinations,
     200 seeds each, the fastest of two runs per deal, took 0.65 to 0.99 of the time without it
-    on 20 rows, and on the issue's seeds about 2% less under ``msc`` and 6% less under
-    ``--recycles 0 --stock-top``; the rows that were slower take 20 ms for their 200 deals, the
-    noise of such a run.) The rules of ``solver.pyramid.prune``
+    on 18 rows, and on the issue's seeds about 2% less under ``msc`` and 6% less under
+    ``--recycles 0 --stock-top``. Of the other rows, four take only 13-79 ms for their 200
+    deals, the noise of such a run, and two took 3-5% longer.) The rules of ``solver.pyramid.prune``
     cut first: burial, the partner count and the waste deadlock on the last pass, and a forced
     pair is searched alone. After ``SUBGAME_AFTER`` positions (at once without a recycle) the
     pass-subgame proofs start:
