@@ -156,11 +156,12 @@ def free_walk(tabs, start, rule, max_states, ws, table, stack, fregs, base, path
 
     Uses rows ``base..`` of ``ws.moves``/``ws.counts``, ``stack`` (``FREE_DEPTH`` positions) and
     the registers ``fregs`` (``free_regs_reset`` before the first call). Positions proven lost are
-    stored in ``table`` as ``key | FREE_TAG``, and a won start as ``key | FREE_TAG | WON_TAG``,
-    so the table doubles as the memory of the limited-recycles search's oracle. Returns an
-    ``Outcome`` (the win's length in ``fregs[F_LENGTH]``), or suspends: ``GROW_TABLE`` when the
-    table must grow first (room for two more keys is kept: its own next one, and the one its
-    caller may store on its answer), ``PROVE`` once it has expanded ``proof_after`` positions.
+    stored in ``table`` as ``key | FREE_TAG``, and a won start as ``key | FREE_TAG | WON_TAG``
+    (so the turns of one limited-recycles search, ``winnable.WinnabilityTurns``, find the answer
+    about their start there). Returns an ``Outcome`` (the win's length in ``fregs[F_LENGTH]``),
+    or suspends: ``GROW_TABLE`` when the table must grow first (it keeps room for two more keys,
+    its own next one and one to spare for its caller), ``PROVE`` once it has expanded
+    ``proof_after`` positions.
     Called again with the same arguments (and a grown table, or another ``proof_after``), it
     goes on exactly where it stopped.
     """
