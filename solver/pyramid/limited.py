@@ -206,8 +206,6 @@ def concrete_walk(tabs, start, rule, max_states, ws, table, stack, rng, pb, regs
         regs[R_EXPANDED] += 1
         regs[R_CONCRETE] = 1
         regs[R_DEPTH] = 0
-    else:
-        start = stack[0]
     depth = regs[R_DEPTH]
     expanded = regs[R_EXPANDED]
     concrete = regs[R_CONCRETE]

@@ -117,11 +117,8 @@ def pass_lost_put(table, n, grown, state, touched):
     """``lost_put`` of a real position (``pass_lost``): its entry records the earliest recycle
     count and pointer proved lost."""
     if has_room(table, n, 1):
-        slot = table_lower(table, state & ~PASS_BITS, PASS_BITS, state & PASS_BITS)
-        if slot >= 0:
-            if not grown:
-                touched[n] = slot
-            n += 1
+        return counted(table_lower(table, state & ~PASS_BITS, PASS_BITS, state & PASS_BITS), n,
+                       grown, touched)
     return n
 
 
@@ -170,7 +167,13 @@ def lost_put(table, n, grown, key, touched):
 def table_put_counted(table, n, grown, key, touched):
     """``n`` plus one if ``key`` was new to ``table`` (its slot listed in ``touched`` unless the
     table is a grown private one)."""
-    slot = table_put(table, key)
+    return counted(table_put(table, key), n, grown, touched)
+
+
+@noalloc(inline='always')
+def counted(slot, n, grown, touched):
+    """``n`` plus one after an insertion that took ``slot`` (-1: the key was there already), the
+    slot listed in ``touched`` unless the table is a grown private one."""
     if slot >= 0:
         if not grown:
             touched[n] = slot
