@@ -31,10 +31,10 @@ from solver.core.compiling import compile_aside
 from solver.core.validate import check_int
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
-from solver.pyramid.optimal import astar
+from solver.pyramid.optimal import astar, passes
 from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOAL_LEN, R_GOAL_MOVE,
-                                          R_GOAL_PARENT, R_INCOMPLETE, R_NODES, R_UB, AStarArrays,
-                                          MAX_TAGGED_NODES, rehash_tagged)
+                                          R_GOAL_PARENT, R_INCOMPLETE, R_NODES, R_PASS, R_UB,
+                                          AStarArrays, MAX_TAGGED_NODES, rehash_tagged)
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import SCRATCH, start_bound
 from solver.pyramid.optimal.moves import MAX_FORCED
@@ -72,9 +72,18 @@ every deal far below it); if it runs out, A* goes on without its upper bound."""
 SLICE = 5_000
 """Expansions per kernel call between clock checks (a few milliseconds)."""
 MAX_F = 2048
-"""Number of f-buckets; a line longer than this is never needed (G stays below 2**15 too)."""
+"""Number of f-buckets; a line longer than this is never needed (moves so far stay within
+``index.G_MASK`` too)."""
 H_BUCKETS = 64
 """Bound values with a list of their own in each f-bucket (tie-breaking only)."""
+LOST_AFTER = 1_000_000
+PASS_AFTER = 1_000_000
+"""A* expansions before the proofs of ``solver.pyramid.optimal.passes`` come on: lost children
+dropped from ``LOST_AFTER`` on, the pass term from ``PASS_AFTER`` on (the 16 MB cache is allocated
+at the first). Measured, interleaved runs: from 50,000 expansions on the three slowest standard
+deals of seeds 0..9,999 took 1.6-2.5 s instead of 2.5-5.2 s, but deals of 50,000 to 800,000
+expansions took 17-38% longer (benchmarks/RESULTS.md), which cost the optimal batch rate; from a
+million on, only the 0.5% of deals that take more (about 0.6 s and up) use them."""
 _INITIAL = 1 << 14
 MIN_POSITIONS = 4 * MAX_MOVES
 """The smallest cap on stored positions a search accepts."""
@@ -108,6 +117,13 @@ class OptimalWorkspace:
     line: np.ndarray
     kids: np.ndarray
     kid_g: np.ndarray
+    memo: np.ndarray
+    p_stack: np.ndarray
+    p_moves: np.ndarray
+    p_kids: np.ndarray
+    p_nexts: np.ndarray
+    p_counts: np.ndarray
+    p_tally: np.ndarray
     dfs: dict = field(default_factory=dict)
 
     @classmethod
@@ -125,7 +141,14 @@ class OptimalWorkspace:
                    moves=np.zeros(MAX_MOVES, dtype=np.int64),
                    line=np.zeros(MAX_FORCED, dtype=np.int64),
                    kids=np.zeros(MAX_MOVES, dtype=np.uint64),
-                   kid_g=np.zeros(MAX_MOVES, dtype=np.int64))
+                   kid_g=np.zeros(MAX_MOVES, dtype=np.int64),
+                   memo=np.zeros(2, dtype=np.uint64),
+                   p_stack=np.zeros(passes.DEPTH, dtype=np.uint64),
+                   p_moves=np.zeros(MAX_MOVES, dtype=np.int64),
+                   p_kids=np.zeros((passes.DEPTH, MAX_MOVES), dtype=np.uint64),
+                   p_nexts=np.zeros(passes.DEPTH, dtype=np.int64),
+                   p_counts=np.zeros(passes.DEPTH, dtype=np.int64),
+                   p_tally=np.zeros(1, dtype=np.int64))
 
     def nbytes(self) -> int:
         """Bytes held by the A* arrays."""
@@ -139,7 +162,9 @@ class OptimalWorkspace:
         return self.dfs[key]
 
     def reset(self) -> None:
-        """Ready for a new search; arrays that grew large are given back."""
+        """Ready for a new search; arrays that grew large are given back, and so is the cache of
+        the pass term (its positions are this deal's)."""
+        self.memo = np.zeros(2, dtype=np.uint64)
         if len(self.keys) > 16 * _INITIAL:
             fresh = OptimalWorkspace.create()
             fresh.dfs = self.dfs
@@ -147,6 +172,18 @@ class OptimalWorkspace:
         else:
             self.index.fill(-1)
             self.head.fill(-1)
+
+    def start_pass_term(self) -> bool:
+        """Allocate the cache of the pass term (``passes.MEMO_BITS``); False when it would not fit
+        in the memory left (the search then goes on without the term)."""
+        size = 1 << passes.MEMO_BITS
+        if not memory.fits(8 * size):
+            return False
+        try:
+            self.memo = np.zeros(size, dtype=np.uint64)
+        except MemoryError:
+            return False
+        return True
 
     def grow_nodes(self, limit: int) -> bool:
         """Double the node arrays, up to ``limit`` + room for one expansion; False at the cap or
@@ -316,6 +353,11 @@ def _drive(ws: OptimalWorkspace, tabs, ctab, begin, rule, regs: np.ndarray, a_ca
     (``astar.LIMIT``; 0 = no cap), or a limit stops it; returns ``(status, reason)``, the reason
     set only for a limit of the caller's (memory, clock)."""
     while True:
+        done = int(regs[R_EXPANDED])
+        if regs[R_PASS] == astar.PROOFS_OFF and done >= LOST_AFTER and ws.start_pass_term():
+            regs[R_PASS] = astar.LOST_ONLY
+        if regs[R_PASS] == astar.LOST_ONLY and done >= PASS_AFTER:
+            regs[R_PASS] = astar.LOST_AND_PASS
         status = astar.astar_run(tabs, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))
         if status == astar.GROW_NODES:
             if not ws.grow_nodes(max_positions):

@@ -18,7 +18,18 @@ so the partial-order reduction of ``gen_concrete`` applies), with
   first position with a choice, its moves so far counting every move of the line (about four
   positions in ten of a hard deal's search were such steps);
 * an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
-  f-value exceeds it are not stored.
+  f-value exceeds it are not stored;
+* under the default rules (stock top hidden, unlimited recycles, goal "pyramid"), once the driver
+  turns it on (``regs[R_PASS]``), the proofs of ``solver.pyramid.optimal.passes``: a child of a
+  pair or a king that cannot be won at all is dropped (``free_lost``), and a position that cannot
+  be won within its pass gets the pass term as its bound (``pass_lost``, ``bound.pass_floor``).
+  The pass question is asked when a position comes up for expansion, not when it is stored (a
+  third of the positions stored never come up): proven, the position goes back into the queue at
+  its new f-value (flag ``PASS_PROVEN``); its children from moves other than a recycle inherit the
+  proof. The searches of both questions may take ``PASS_CREDIT`` positions per expansion on
+  average (``regs[R_CREDIT]``); beyond that the search goes on without asking. The term is not
+  consistent, so a position reached again in fewer moves is reopened (expanded again), and a
+  child's f-value is never below its parent's.
 
 An expansion makes its children in two passes: the first steps each move (and its forced line)
 and asks the CPU to load the child's hash slot (``solver.core.prefetch``), the second looks the
@@ -36,14 +47,35 @@ from solver.core.jit import noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
 from solver.pyramid.free_search import dead, dead_after
-from solver.pyramid.optimal.bound import FAR_BOUND, bound
-from solver.pyramid.optimal.index import (CLOSED, G_MASK, R_BUMP, R_EXPANDED, R_F, R_FREE,
-                                          R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN,
-                                          R_INCOMPLETE, R_NFREE, R_NODES, R_STARTED, R_UB,
-                                          find_tagged, queue_push, tag_of)
+from solver.pyramid.optimal.bound import FAR_BOUND, bound, pass_floor
+from solver.pyramid.optimal.index import (CLOSED, G_MASK, PASS_ASKED, PASS_PROVEN, R_BUMP,
+                                          R_EXPANDED, R_F, R_FREE, R_GOAL_LEN, R_GOAL_MOVE,
+                                          R_GOAL_PARENT, R_HMIN, R_INCOMPLETE, R_NFREE, R_NODES,
+                                          R_CREDIT, R_PASS, R_STARTED, R_UB, find_tagged,
+                                          queue_push, tag_of)
 from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
                                           gen_optimal)
-from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, REC_MASK, deal_tables, is_won, move_kind
+from solver.pyramid.optimal.passes import (BUDGET as PASS_BUDGET, LOST as PASS_LOST, free_lost,
+                                           pass_lost, prefetch_free)
+from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_RECYCLE, REC_MASK, deal_tables,
+                                  is_won, move_kind, pointer)
+
+PASS_CREDIT = 20
+"""Positions the searches of ``solver.pyramid.optimal.passes`` may take per A* expansion, on average
+over the search so far (``regs[R_CREDIT]``). Measured: the proofs took 2 to 7 positions per
+expansion on the deals they help most (seeds 7593, 1834, 4179) but 18 to 115 on others (7898,
+6735, 5525), where they cost more time than the expansions they saved."""
+
+PROOFS_OFF, LOST_ONLY, LOST_AND_PASS = range(3)
+"""Values of ``regs[R_PASS]``: no proofs of ``solver.pyramid.optimal.passes``; lost children
+dropped (``free_lost``); that and the pass term (``pass_lost``)."""
+
+KID_INHERITS = 1 << 16
+"""Flag in ``kid_g`` (above the moves so far): the child is proven not winnable within its pass,
+because its parent is and no recycle lies between them."""
+KID_ASK_FREE = 1 << 17
+"""Flag in ``kid_g``: ask ``free_lost`` about the child (a pair or a king made it; its cache slots
+were prefetched with its index slot)."""
 
 WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
 """Status codes returned by ``astar_run``: a shortest win found, no win (below the limits),
@@ -66,6 +98,10 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
     goal_all = rule.goal_all
     scr, moves, line = arrays.scr, arrays.moves, arrays.line
     kids, kid_g = arrays.kids, arrays.kid_g
+    memo, p_stack, p_moves, p_kids = arrays.memo, arrays.p_stack, arrays.p_moves, arrays.p_kids
+    p_nexts, p_counts, p_tally = arrays.p_nexts, arrays.p_counts, arrays.p_tally
+    proofs = regs[R_PASS] != PROOFS_OFF and not rule.stock_top and not goal_all and recycles < 0
+    use_pass = proofs and regs[R_PASS] == LOST_AND_PASS
     nh = head.shape[0]
     hb = head.shape[1]
     if regs[R_STARTED] == 0:
@@ -129,10 +165,31 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
         g = np.int64(gs[i])
         if g & CLOSED:
             continue
-        gs[i] = g | CLOSED
         state = keys[i]
+        if use_pass and not g & (PASS_PROVEN | PASS_ASKED):
+            # the pass term, asked when the position comes up (most positions stored never do)
+            g0 = g & G_MASK
+            floor = pass_floor(state, ctab, tabs)
+            if g0 + floor > f:
+                if regs[R_CREDIT] > 0 and pass_lost(
+                        state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
+                        p_tally, PASS_BUDGET) == PASS_LOST:
+                    gs[i] = g | PASS_PROVEN
+                    f1 = g0 + floor
+                    if f1 >= nh:
+                        regs[R_INCOMPLETE] = 1
+                    elif f1 <= regs[R_UB]:
+                        queue_push(head, e_node, e_next, regs, f1, floor, i)
+                    continue  # back in the queue at its new f-value
+            g |= PASS_ASKED
+        gs[i] = g | CLOSED
+        proven = g & PASS_PROVEN
+        g &= G_MASK
         regs[R_EXPANDED] += 1
         done += 1
+        if proofs:
+            regs[R_CREDIT] += PASS_CREDIT - p_tally[0]
+            p_tally[0] = 0
         if g + 1 + MAX_FORCED > G_MASK:
             regs[R_INCOMPLETE] = 1
             continue
@@ -144,11 +201,14 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
             m = moves[k]
             child = child_of(state, m, recycles)
             g1 = g + 1
+            same_pass = True
             if move_kind(m) <= MOVE_RECYCLE:
                 child, extra = forced_jump(child, tabs, rule, line)
                 if extra == DROPPED:
                     continue
                 g1 += extra
+                # a draw moves the pointer on; a line back past it went through a recycle
+                same_pass = move_kind(m) == MOVE_DRAW and pointer(child) > pointer(state)
             if is_won(child, goal_all):
                 if regs[R_GOAL_LEN] == 0 or g1 < regs[R_GOAL_LEN]:
                     regs[R_GOAL_LEN] = g1
@@ -158,22 +218,38 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
                 continue
             if dead_after(child, m, tabs, rule):
                 continue
+            ask_free = proofs and not move_kind(m) <= MOVE_RECYCLE  # a draw keeps the answer
+            if ask_free:
+                prefetch_free(memo, child)
             prefetch(index, mix64(child) & imask)
             kids[cnt] = child
-            kid_g[cnt] = g1
+            kid_g[cnt] = g1 | (KID_INHERITS if proven and same_pass else 0) | (
+                KID_ASK_FREE if ask_free else 0)
             cnt += 1
         for q in range(cnt):
             child = kids[q]
-            g1 = kid_g[q]
+            g1 = kid_g[q] & G_MASK
+            known = kid_g[q] & KID_INHERITS != 0
             j = find_tagged(index, keys, child)
+            flag = 0
             if j >= 0:
                 gj = np.int64(gs[j])
-                if gj & CLOSED or gj <= g1:
-                    continue
+                if gj & G_MASK <= g1:
+                    continue  # reached before in as few moves (reached in fewer: reopened)
+                flag = gj & PASS_PROVEN
+                known = known or flag != 0
             hj = bound(child, ctab, tabs, rule, scr)
             if hj >= FAR_BOUND:
                 continue  # some card that must be used can no longer be reached: lost
-            f1 = g1 + hj
+            if kid_g[q] & KID_ASK_FREE and regs[R_CREDIT] > 0 and free_lost(
+                    child, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
+                    p_tally, PASS_BUDGET) == PASS_LOST:
+                continue  # lost even with unlimited recycles
+            if use_pass and known:
+                flag = PASS_PROVEN
+                hj = max(hj, pass_floor(child, ctab, tabs))
+            f1 = max(g1 + hj, f)  # never below the parent's (the pass term is not consistent)
+            hj = f1 - g1
             if f1 > regs[R_UB]:
                 continue
             if f1 >= nh:
@@ -186,7 +262,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
                 keys[j] = child
                 regs[R_NODES] += 1
             parent[j] = i
-            gs[j] = g1
+            gs[j] = g1 | flag
             queue_push(head, e_node, e_next, regs, f1, hj, j)
         if regs[R_GOAL_LEN] > 0 and regs[R_GOAL_LEN] <= f:
             return WON

@@ -282,6 +282,30 @@ def bound(state, ctab, tabs, rule, scr):
 
 
 @noalloc
+def pyramid_part(pyr, ctab, tabs):
+    """A lower bound on the moves that remove pyramid cards still needed to clear the pyramid mask
+    ``pyr``: the larger of the class sum (a move per pyramid king and ``cmoves`` per class) and
+    ``pyramid_moves`` (``bound`` explains both)."""
+    h = popcount(pyr & tabs.pkings)
+    subsets = _subsets(pyr, ctab.csub)
+    for c in range(6):
+        h += ctab.cmoves[c, (subsets >> (8 * c)) & 255]
+    cid = config_id(pyr)
+    return max(h, ctab.cdp[cid] if cid >= 0 else 0)
+
+
+@noalloc
+def pass_floor(state, ctab, tabs):
+    """The pass term of ``state`` (stock top hidden, goal "pyramid"): its value when the position
+    cannot be won without a recycle (``solver.pyramid.optimal.passes`` gives the argument):
+    ``pyramid_part`` plus a draw for each card still in the stock, the recycle and one draw."""
+    stock = state & STOCK_MASK
+    ptr = np.uint64(pointer(state))
+    region = stock & ~(((_ONE << ptr) - _ONE) << STOCK_SHIFT)
+    return pyramid_part(state & PYR_MASK, ctab, tabs) + popcount(region) + 2
+
+
+@noalloc
 def _values_mask(cpos, c, first, x):
     """Pyramid bits of the present class cards in slots ``first .. first+3``."""
     m = _ZERO

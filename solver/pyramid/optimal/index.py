@@ -2,7 +2,7 @@
 and the registers (``regs``) that keep the search's scalars between kernel calls.
 
 * node store: ``keys`` (uint64 packed position), ``parent`` (int32 node id of the parent) and
-  ``gs`` (uint16 moves from the start, bit 15 = ``CLOSED``), indexed by insertion order, and an
+  ``gs`` (uint16 moves from the start, bit 15 = ``CLOSED``, bit 14 = ``PASS_PROVEN``), indexed by insertion order, and an
   open-addressing ``index`` (int32 node ids, -1 = empty, kept at most 3/4 full) that maps a packed
   position to its node (``find``, ``rehash``). The A* search tags its index entries
   (``find_tagged``, ``rehash_tagged``): bits ``TAG_SHIFT``.. of an entry hold 5 bits of the
@@ -27,17 +27,24 @@ from solver.core.rng import mix64
 _ONE = np.uint64(1)
 
 CLOSED = 0x8000
-"""Bit 15 of ``gs[i]``: node ``i`` has been expanded (its g-value is final)."""
-G_MASK = 0x7FFF
+"""Bit 15 of ``gs[i]``: node ``i`` has been expanded (its g-value is final unless a shorter line
+reopens it)."""
+PASS_PROVEN = 0x4000
+"""Bit 14 of ``gs[i]``: node ``i`` is proven not winnable within its pass
+(``solver.pyramid.optimal.passes``); so is every position it leads to without a recycle."""
+PASS_ASKED = 0x2000
+"""Bit 13 of ``gs[i]``: node ``i`` was asked about its pass and not proven (it is expanded)."""
+G_MASK = 0x1FFF
 
 R_F, R_NODES, R_EXPANDED, R_FREE, R_BUMP, R_NFREE, R_GOAL_PARENT, R_GOAL_MOVE, R_GOAL_LEN, R_UB, \
-    R_STARTED, R_INCOMPLETE, R_HMIN = range(13)
+    R_STARTED, R_INCOMPLETE, R_HMIN, R_PASS, R_CREDIT = range(15)
 """Indices into the int64 ``regs`` array the kernel keeps its scalars in between calls: the
 f-value being expanded, nodes stored, nodes expanded, the queue's free list head, next fresh
 entry and free entries, the goal's parent, move and length, the upper bound, whether the search
-started, whether some line was cut short (so "exhausted" proves nothing), and the lowest
-non-empty h list at f."""
-N_REGS = 13
+started, whether some line was cut short (so "exhausted" proves nothing), the lowest
+non-empty h list at f, whether the pass term is on (``solver.pyramid.optimal.passes``) and the
+positions its searches may still take (``astar.PASS_CREDIT``)."""
+N_REGS = 15
 
 
 class AStarArrays(NamedTuple):
@@ -61,6 +68,16 @@ class AStarArrays(NamedTuple):
     """The children of the position being expanded (``MAX_MOVES`` uint64) ..."""
     kid_g: np.ndarray
     """... and their moves from the start (``MAX_MOVES`` int64)."""
+    memo: np.ndarray
+    """The cache of positions proven not winnable within their pass (uint64, a power of two;
+    ``solver.pyramid.optimal.passes``) ..."""
+    p_stack: np.ndarray
+    p_moves: np.ndarray
+    p_kids: np.ndarray
+    p_nexts: np.ndarray
+    p_counts: np.ndarray
+    p_tally: np.ndarray
+    """... and the scratch arrays of ``passes.pass_lost``."""
     regs: np.ndarray
 
 
