@@ -278,6 +278,8 @@ def trace(deal, rule, keys, parent, goal_parent, goal_move, out):
     n = 0
     i = goal_parent
     while i >= 0:
+        if n == len(chain):
+            return -1  # a longer chain than the search said: a bug, which the caller reports
         chain[n] = i
         n += 1
         i = parent[i]

@@ -185,7 +185,7 @@ def _settle(state, free, tabs, rule, memo, stack, moves, kids, nexts, counts, ta
             continue
         seen += 1
         tally[0] += 1
-        if seen > budget:
+        if seen > budget or depth + 1 == DEPTH:  # (the depth never runs out: see DEPTH)
             return OPEN
         depth += 1
         stack[depth] = child
