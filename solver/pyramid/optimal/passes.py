@@ -104,12 +104,12 @@ def memo_put(memo, key):
     newest proofs are the likeliest to be asked again)."""
     i = _bucket(key) & np.uint64(len(memo) - 1)
     j = i + _ONE
-    if _covers(key, memo[j]) and not _covers(key, memo[i]):
-        memo[j] = key
-    elif not _covers(key, memo[i]):
-        memo[j] = memo[i]
+    if _covers(key, memo[i]):
         memo[i] = key
+    elif _covers(key, memo[j]):
+        memo[j] = key
     else:
+        memo[j] = memo[i]
         memo[i] = key
 
 
