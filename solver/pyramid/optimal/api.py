@@ -32,9 +32,10 @@ from solver.core.validate import check_int
 from solver.pyramid.deals import check_deal
 from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
 from solver.pyramid.optimal import astar, passes
-from solver.pyramid.optimal.index import (N_REGS, R_EXPANDED, R_F, R_FREE, R_GOAL_LEN, R_GOAL_MOVE,
-                                          R_GOAL_PARENT, R_INCOMPLETE, R_NODES, R_PASS, R_UB,
-                                          AStarArrays, MAX_TAGGED_NODES, rehash_tagged)
+from solver.pyramid.optimal.index import (N_REGS, R_ASKED_FROM, R_EXPANDED, R_F, R_FREE,
+                                          R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_INCOMPLETE,
+                                          R_NODES, R_PASS, R_UB, AStarArrays, MAX_TAGGED_NODES,
+                                          rehash_tagged)
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import SCRATCH, start_bound
 from solver.pyramid.optimal.moves import MAX_FORCED
@@ -76,14 +77,16 @@ MAX_F = 2048
 ``index.G_MASK`` too)."""
 H_BUCKETS = 64
 """Bound values with a list of their own in each f-bucket (tie-breaking only)."""
-LOST_AFTER = 1_000_000
-PASS_AFTER = 1_000_000
+LOST_AFTER = 300_000
+PASS_AFTER = 300_000
 """A* expansions before the proofs of ``solver.pyramid.optimal.passes`` come on: lost children
-dropped from ``LOST_AFTER`` on, the pass term from ``PASS_AFTER`` on (the 16 MB cache is allocated
-at the first). Measured, interleaved runs: from 50,000 expansions on the three slowest standard
-deals of seeds 0..9,999 took 1.6-2.5 s instead of 2.5-5.2 s, but deals of 50,000 to 800,000
-expansions took 17-38% longer (benchmarks/RESULTS.md), which cost the optimal batch rate; from a
-million on, only the 0.5% of deals that take more (about 0.6 s and up) use them."""
+dropped from ``LOST_AFTER`` on, the pass and two-pass terms from ``PASS_AFTER`` on (the 16 MB
+cache is allocated at the first). Measured on the 59 standard deals of seeds 0..9,999 that expand
+900,000 positions or more, one after another: from a million expansions (the setting before the
+two-pass term) they took 47.2 s in all, the slowest 3.43 s (seed 1834); from 300,000 with the
+two-pass term 44.5 s, the slowest 1.53 s (7593), and from 500,000 52.3 s, slowest 1.85 s; a sample
+of 72 deals of 150,000 to 900,000 expansions 11.4 s before, 10.1 s with either. Deals below
+300,000 expansions (98.5% of them) run the search without the proofs."""
 _INITIAL = 1 << 14
 MIN_POSITIONS = 4 * MAX_MOVES
 """The smallest cap on stored positions a search accepts."""
@@ -356,6 +359,7 @@ def _drive(ws: OptimalWorkspace, tabs, ctab, begin, rule, regs: np.ndarray, a_ca
         done = int(regs[R_EXPANDED])
         if regs[R_PASS] == astar.PROOFS_OFF and done >= LOST_AFTER and ws.start_pass_term():
             regs[R_PASS] = astar.LOST_ONLY
+            regs[R_ASKED_FROM] = regs[R_NODES]
         if regs[R_PASS] == astar.LOST_ONLY and done >= PASS_AFTER:
             regs[R_PASS] = astar.LOST_AND_PASS
         status = astar.astar_run(tabs, ctab, begin, rule, a_cap, SLICE, ws.arrays(regs))

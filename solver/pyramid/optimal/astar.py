@@ -20,16 +20,22 @@ so the partial-order reduction of ``gen_concrete`` applies), with
 * an optional upper bound ``regs[R_UB]`` (the length of a known solution): positions whose
   f-value exceeds it are not stored;
 * under the default rules (stock top hidden, unlimited recycles, goal "pyramid"), once the driver
-  turns it on (``regs[R_PASS]``), the proofs of ``solver.pyramid.optimal.passes``: a child of a
-  pair or a king that cannot be won at all is dropped (``free_lost``), and a position that cannot
-  be won within its pass gets the pass term as its bound (``pass_lost``, ``bound.pass_floor``).
-  The pass question is asked when a position comes up for expansion, not when it is stored (a
-  third of the positions stored never come up): proven, the position goes back into the queue at
-  its new f-value (flag ``PASS_PROVEN``); its children from moves other than a recycle inherit the
-  proof. The searches of both questions may take ``PASS_CREDIT`` positions per expansion on
-  average (``regs[R_CREDIT]``); beyond that the search goes on without asking. The term is not
-  consistent, so a position reached again in fewer moves is reopened (expanded again), and a
-  child's f-value is never below its parent's.
+  turns them on (``regs[R_PASS]``), the proofs of ``solver.pyramid.optimal.passes``: a child of a
+  pair or a king that cannot be won at all is dropped (``free_lost``; a position stored before
+  the proofs came on is asked when it comes up, and so are its children by a draw); a position
+  that cannot be won within its pass gets the pass term as its bound (``pass_lost``,
+  ``bound.pass_floor``), and one of those that cannot be won with one recycle either gets the
+  two-pass term (``two_passes_lost``, ``bound.two_passes_floor``). The questions are asked when a
+  position comes up for expansion, not when it is stored (a third of the positions stored never
+  come up): proven, the position goes back into the queue at its new f-value (flags
+  ``PASS_PROVEN``, ``TWO_PROVEN``; the two-pass question when it comes up again, and only when
+  the term would lift it ``TWO_JUMP`` layers); its children from moves other than a recycle
+  inherit the proofs, and its children through a recycle inherit a two-pass proof as a pass
+  proof. The searches of the questions may take ``PASS_CREDIT`` positions per expansion on
+  average (``regs[R_CREDIT]``); beyond that the search goes on without asking, and a question
+  proven less than half the time is dropped (``worth_asking``). The terms are not consistent, so
+  a position reached again in fewer moves is reopened (expanded again), and a child's f-value is
+  never below its parent's.
 
 An expansion makes its children in two passes: the first steps each move (and its forced line)
 and asks the CPU to load the child's hash slot (``solver.core.prefetch``), the second looks the
@@ -47,24 +53,61 @@ from solver.core.jit import noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
 from solver.pyramid.free_search import dead, dead_after
-from solver.pyramid.optimal.bound import FAR_BOUND, bound, pass_floor
-from solver.pyramid.optimal.index import (CLOSED, G_MASK, PASS_ASKED, PASS_PROVEN, R_BUMP,
-                                          R_EXPANDED, R_F, R_FREE, R_GOAL_LEN, R_GOAL_MOVE,
-                                          R_GOAL_PARENT, R_HMIN, R_INCOMPLETE, R_NFREE, R_NODES,
-                                          R_CREDIT, R_PASS, R_STARTED, R_UB, find_tagged,
-                                          queue_push, tag_of)
+from solver.pyramid.optimal.bound import FAR_BOUND, bound, pass_floor, two_passes_floor
+from solver.pyramid.optimal.index import (CLOSED, G_MASK, PASS_ASKED, PASS_PROVEN, R_ASKED_FROM,
+                                          R_BUMP, R_CREDIT, R_EXPANDED, R_F, R_FREE, R_GOAL_LEN,
+                                          R_GOAL_MOVE, R_GOAL_PARENT, R_HMIN, R_INCOMPLETE,
+                                          R_NFREE, R_NODES, R_PASS, R_PASS_ASKED, R_PASS_LOST,
+                                          R_STARTED, R_TWO_ASKED, R_TWO_LOST, R_UB, TWO_ASKED,
+                                          TWO_PROVEN, find_tagged, queue_push, tag_of)
 from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
                                           gen_optimal)
 from solver.pyramid.optimal.passes import (BUDGET as PASS_BUDGET, LOST as PASS_LOST, free_lost,
-                                           pass_lost, prefetch_free)
+                                           pass_lost, prefetch_free, two_passes_lost)
 from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_RECYCLE, REC_MASK, deal_tables,
                                   is_won, move_kind, pointer)
 
-PASS_CREDIT = 20
+PASS_CREDIT = 40
 """Positions the searches of ``solver.pyramid.optimal.passes`` may take per A* expansion, on average
 over the search so far (``regs[R_CREDIT]``). Measured: the proofs took 2 to 7 positions per
 expansion on the deals they help most (seeds 7593, 1834, 4179) but 18 to 115 on others (7898,
-6735, 5525), where they cost more time than the expansions they saved."""
+6735, 5525), where they cost more time than the expansions they saved; with the two-pass term and
+``worth_asking`` (on from 500,000 expansions), 40 against 20 took seed 1834 from 2.35 to 1.93 s
+and 6735 from 1.15 to 1.00 s (10: 2.86 and 1.07 s; 80: 1.78 and 0.90 s, but more time on the
+slow deals in all)."""
+
+TWO_JUMP = 3
+"""The two-pass question is asked only of a position whose two-pass term would lift its f-value by
+this much at least: a position lifted by a layer or two is most often expanded anyway, later
+(measured: seed 3995, 236,000 questions, 69,000 proven, no position fewer expanded; with 3,
+72,000 questions)."""
+
+TRIAL = 2_000
+"""The pass and two-pass questions are each asked while at least half of their answers so far were
+proofs, or they were asked fewer times than this (``worth_asking``): on some deals most positions
+can be won within their pass or two, and the searches that show it cost more than the proofs save
+(seed 4477: 20% of 341,000 pass questions proven, 7.7 million positions searched, 0.8 -> 1.6 s;
+seed 4595: 13% of the two-pass questions, 8 million positions, no position fewer expanded)."""
+
+
+@noalloc(inline='always')
+def worth_asking(asked, proven):
+    """Whether a question asked ``asked`` times and proven ``proven`` times is still worth asking
+    (``TRIAL``)."""
+    return asked < TRIAL or 2 * proven >= asked
+
+
+@noalloc(inline='always')
+def requeue(head, e_node, e_next, regs, i, g, h):
+    """Put node ``i`` (``g`` moves from the start) back into the queue with the bound ``h`` that a
+    proof raised it to, unless its f-value is beyond the queue's (the search is then incomplete)
+    or the upper bound."""
+    f = g + h
+    if f >= head.shape[0]:
+        regs[R_INCOMPLETE] = 1
+    elif f <= regs[R_UB]:
+        queue_push(head, e_node, e_next, regs, f, h, i)
+
 
 PROOFS_OFF, LOST_ONLY, LOST_AND_PASS = range(3)
 """Values of ``regs[R_PASS]``: no proofs of ``solver.pyramid.optimal.passes``; lost children
@@ -74,8 +117,11 @@ KID_INHERITS = 1 << 16
 """Flag in ``kid_g`` (above the moves so far): the child is proven not winnable within its pass,
 because its parent is and no recycle lies between them."""
 KID_ASK_FREE = 1 << 17
-"""Flag in ``kid_g``: ask ``free_lost`` about the child (a pair or a king made it; its cache slots
-were prefetched with its index slot)."""
+"""Flag in ``kid_g``: ask ``free_lost`` about the child (a pair or a king made it, or its parent
+was stored before the proofs came on; its cache slots were prefetched with its index slot)."""
+KID_TWO = 1 << 18
+"""Flag in ``kid_g``: the child is proven not winnable with fewer than two recycles, because its
+parent is and no recycle lies between them."""
 
 WON, EXHAUSTED, PAUSED, LIMIT, GROW_NODES, GROW_INDEX, GROW_ENTRIES = range(7)
 """Status codes returned by ``astar_run``: a shortest win found, no win (below the limits),
@@ -166,24 +212,43 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
         if g & CLOSED:
             continue
         state = keys[i]
+        unasked = proofs and i < regs[R_ASKED_FROM]  # stored before the proofs came on
         if use_pass and not g & (PASS_PROVEN | PASS_ASKED):
+            if unasked and regs[R_CREDIT] > 0 and free_lost(
+                    state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
+                    p_tally, PASS_BUDGET) == PASS_LOST:
+                gs[i] = g | CLOSED
+                continue
             # the pass term, asked when the position comes up (most positions stored never do)
             g0 = g & G_MASK
             floor = pass_floor(state, ctab, tabs)
-            if g0 + floor > f:
-                if regs[R_CREDIT] > 0 and pass_lost(
-                        state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
-                        p_tally, PASS_BUDGET) == PASS_LOST:
+            if g0 + floor > f and regs[R_CREDIT] > 0 and worth_asking(regs[R_PASS_ASKED],
+                                                                      regs[R_PASS_LOST]):
+                regs[R_PASS_ASKED] += 1
+                if pass_lost(state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
+                             p_tally, PASS_BUDGET) == PASS_LOST:
+                    regs[R_PASS_LOST] += 1
                     gs[i] = g | PASS_PROVEN
-                    f1 = g0 + floor
-                    if f1 >= nh:
-                        regs[R_INCOMPLETE] = 1
-                    elif f1 <= regs[R_UB]:
-                        queue_push(head, e_node, e_next, regs, f1, floor, i)
+                    requeue(head, e_node, e_next, regs, i, g0, floor)
                     continue  # back in the queue at its new f-value
             g |= PASS_ASKED
+        if use_pass and g & PASS_PROVEN and not g & (TWO_PROVEN | TWO_ASKED):
+            # the two-pass term, asked when a position proven for its pass comes up again
+            g0 = g & G_MASK
+            floor = two_passes_floor(state, ctab, tabs)
+            if g0 + floor >= f + TWO_JUMP and regs[R_CREDIT] > 0 and worth_asking(
+                    regs[R_TWO_ASKED], regs[R_TWO_LOST]):
+                regs[R_TWO_ASKED] += 1
+                if two_passes_lost(state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts,
+                                   p_counts, p_tally, PASS_BUDGET) == PASS_LOST:
+                    regs[R_TWO_LOST] += 1
+                    gs[i] = g | TWO_PROVEN
+                    requeue(head, e_node, e_next, regs, i, g0, floor)
+                    continue  # back in the queue at its new f-value
+            g |= TWO_ASKED
         gs[i] = g | CLOSED
         proven = g & PASS_PROVEN
+        proven2 = g & TWO_PROVEN
         g &= G_MASK
         regs[R_EXPANDED] += 1
         done += 1
@@ -218,13 +283,16 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
                 continue
             if dead_after(child, m, tabs, rule):
                 continue
-            ask_free = proofs and not move_kind(m) <= MOVE_RECYCLE  # a draw keeps the answer
+            # a draw keeps the answer, which the parent was asked (unless stored before)
+            ask_free = proofs and (unasked or not move_kind(m) <= MOVE_RECYCLE)
             if ask_free:
                 prefetch_free(memo, child)
             prefetch(index, mix64(child) & imask)
             kids[cnt] = child
-            kid_g[cnt] = g1 | (KID_INHERITS if proven and same_pass else 0) | (
-                KID_ASK_FREE if ask_free else 0)
+            # a recycle between: a parent not winnable with one recycle left has a child not
+            # winnable within its pass (forced_jump crosses at most one recycle)
+            kid_g[cnt] = g1 | (KID_INHERITS if (proven and same_pass) or proven2 else 0) | (
+                KID_TWO if proven2 and same_pass else 0) | (KID_ASK_FREE if ask_free else 0)
             cnt += 1
         for q in range(cnt):
             child = kids[q]
@@ -236,7 +304,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
                 gj = np.int64(gs[j])
                 if gj & G_MASK <= g1:
                     continue  # reached before in as few moves (reached in fewer: reopened)
-                flag = gj & PASS_PROVEN
+                flag = gj & (PASS_PROVEN | TWO_PROVEN)
                 known = known or flag != 0
             hj = bound(child, ctab, tabs, rule, scr)
             if hj >= FAR_BOUND:
@@ -246,8 +314,13 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
                     p_tally, PASS_BUDGET) == PASS_LOST:
                 continue  # lost even with unlimited recycles
             if use_pass and known:
-                flag = PASS_PROVEN
-                hj = max(hj, pass_floor(child, ctab, tabs))
+                flag |= PASS_PROVEN
+                if kid_g[q] & KID_TWO:
+                    flag |= TWO_PROVEN
+                if flag & TWO_PROVEN:
+                    hj = max(hj, two_passes_floor(child, ctab, tabs))
+                else:
+                    hj = max(hj, pass_floor(child, ctab, tabs))
             f1 = max(g1 + hj, f)  # never below the parent's (the pass term is not consistent)
             hj = f1 - g1
             if f1 > regs[R_UB]:

@@ -306,6 +306,30 @@ def pass_floor(state, ctab, tabs):
 
 
 @noalloc
+def two_passes_floor(state, ctab, tabs):
+    """The two-pass term of ``state`` (stock top hidden, goal "pyramid"): its value when the
+    position cannot be won with fewer than two recycles (``solver.pyramid.optimal.passes`` gives
+    the argument): ``pass_floor``, the second recycle, and a draw for each card that must still be
+    in play when the first recycle turns the waste (``stays_in_play``)."""
+    return pass_floor(state, ctab, tabs) + 1 + stays_in_play(state, tabs)
+
+
+@noalloc
+def stays_in_play(state, tabs):
+    """How many of the stock and waste cards of ``state`` are still in play however it goes on, with
+    the stock top hidden: only the waste top can be played, so such a card leaves play as a king
+    or in a pair with a pyramid card of the partner value, each pyramid card serving one of them;
+    at least the cards beyond ``kings + sum over v of min(stock v-cards, pyramid (13-v)-cards)``
+    stay."""
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    gone = popcount(stock & tabs.skings)
+    for v in range(1, 13):
+        gone += min(popcount(stock & tabs.sval[v]), popcount(pyr & tabs.vmask[13 - v]))
+    return popcount(stock) - gone
+
+
+@noalloc
 def _values_mask(cpos, c, first, x):
     """Pyramid bits of the present class cards in slots ``first .. first+3``."""
     m = _ZERO

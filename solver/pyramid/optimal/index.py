@@ -2,7 +2,8 @@
 and the registers (``regs``) that keep the search's scalars between kernel calls.
 
 * node store: ``keys`` (uint64 packed position), ``parent`` (int32 node id of the parent) and
-  ``gs`` (uint16 moves from the start, bit 15 = ``CLOSED``, bit 14 = ``PASS_PROVEN``), indexed by insertion order, and an
+  ``gs`` (uint16: moves from the start in ``G_MASK``, flags ``CLOSED``, ``PASS_PROVEN``,
+  ``PASS_ASKED``, ``TWO_PROVEN``, ``TWO_ASKED`` above), indexed by insertion order, and an
   open-addressing ``index`` (int32 node ids, -1 = empty, kept at most 3/4 full) that maps a packed
   position to its node (``find``, ``rehash``). The A* search tags its index entries
   (``find_tagged``, ``rehash_tagged``): bits ``TAG_SHIFT``.. of an entry hold 5 bits of the
@@ -34,17 +35,29 @@ PASS_PROVEN = 0x4000
 (``solver.pyramid.optimal.passes``); so is every position it leads to without a recycle."""
 PASS_ASKED = 0x2000
 """Bit 13 of ``gs[i]``: node ``i`` was asked about its pass and not proven (it is expanded)."""
-G_MASK = 0x1FFF
+TWO_PROVEN = 0x1000
+"""Bit 12 of ``gs[i]``: node ``i`` is proven not winnable with fewer than two recycles
+(``solver.pyramid.optimal.passes.two_passes_lost``); so is every position it leads to without a
+recycle, and a position it leads to through one recycle is not winnable within its pass."""
+TWO_ASKED = 0x0800
+"""Bit 11 of ``gs[i]``: node ``i`` was asked about two passes and not proven."""
+G_MASK = 0x07FF
+"""Bits 0..10 of ``gs[i]``: node ``i``'s moves from the start (below ``api.MAX_F`` = 2048, the
+f-values the queue has)."""
 
 R_F, R_NODES, R_EXPANDED, R_FREE, R_BUMP, R_NFREE, R_GOAL_PARENT, R_GOAL_MOVE, R_GOAL_LEN, R_UB, \
-    R_STARTED, R_INCOMPLETE, R_HMIN, R_PASS, R_CREDIT = range(15)
+    R_STARTED, R_INCOMPLETE, R_HMIN, R_PASS, R_CREDIT, R_ASKED_FROM, R_PASS_ASKED, R_PASS_LOST, \
+    R_TWO_ASKED, R_TWO_LOST = range(20)
 """Indices into the int64 ``regs`` array the kernel keeps its scalars in between calls: the
 f-value being expanded, nodes stored, nodes expanded, the queue's free list head, next fresh
 entry and free entries, the goal's parent, move and length, the upper bound, whether the search
 started, whether some line was cut short (so "exhausted" proves nothing), the lowest
-non-empty h list at f, whether the pass term is on (``solver.pyramid.optimal.passes``) and the
-positions its searches may still take (``astar.PASS_CREDIT``)."""
-N_REGS = 15
+non-empty h list at f, whether the proofs are on (``solver.pyramid.optimal.passes``), the
+positions their searches may still take (``astar.PASS_CREDIT``), the nodes stored before they came
+on (node ids are in insertion order: below it, never asked whether lost), and how often the pass
+and the two-pass questions were asked and proven (``astar.worth_asking``; each count of proofs
+right after its count of questions)."""
+N_REGS = 20
 
 
 class AStarArrays(NamedTuple):

@@ -1,5 +1,6 @@
 """Proofs that a position cannot be won before the stock is turned again (the *pass term* of
-the minimum-move search's bound) or cannot be won at all, under the default rules.
+the minimum-move search's bound), nor with one more recycle (the *two-pass term*), or cannot be
+won at all, under the default rules.
 
 Why. Under the default rules (stock top hidden, unlimited recycles) the slowest minimum-move
 searches expanded millions of positions that a shortest solution is far from: measured on seed
@@ -23,18 +24,34 @@ children), and for the same cards with the pointer further on after a draw (draw
 one to the other, so a win from the later would be one from the earlier: the cache's dominance,
 ``_covers``).
 
+The two-pass term. Take such a position that cannot be won with one recycle either (seed 1834:
+96% of the positions its search expanded in its last two f-layers; 64% not with two). Every
+shortest solution then draws the ``n`` stock cards, recycles, draws every card of the new stock
+(all the stock and waste cards still in play at the first recycle), recycles again and draws at
+least once more. Of the stock and waste cards in play now, at least ``bound.stays_in_play`` are
+still in play at the first recycle (with the top hidden such a card leaves play only as a king or
+with a pyramid card of the partner value, one each), so ``bound.two_passes_floor``, the pass term
+plus the second recycle plus those draws, is a lower bound. ``two_passes_lost`` settles the
+question exactly: the same depth-first search with one recycle allowed (rules with a recycle
+limit, ``PASSES_RECYCLES``); a position proven so answers for every position it leads to without
+a recycle, and a position it leads to through one recycle cannot be won within its pass.
+
+Within a pass, ``pass_dead`` cuts the searches short: a pyramid card none of whose partners can
+still be the waste top before the next recycle, nor met in the pyramid, will still be there then
+(measured: the pass questions of seed 7593 searched 19 positions each on average, 10 with it).
+
 ``free_lost`` settles whether a position can be won at all, in the free-stock game of
 ``gen_free``: with unlimited recycles a hidden stock can be turned until any card in play is the
 waste top, and turning changes nothing else, so a position and its free-stock position are won
 and lost alike. A draw leaves the answer as it is, so only the children of pairs and kings are
 asked.
 
-Both searches keep their proofs in ``memo``, a lossy cache shared by the whole minimum-move search
+The searches keep their proofs in ``memo``, a lossy cache shared by the whole minimum-move search
 (lost positions; for the free-stock game won ones too, marked ``_WON_MARK``): most questions are
 answered by one probe. A question that would need more than ``budget`` new positions is left open
 and the search goes on without the answer: a proof, never a guess.
 
-The pass term is admissible but not consistent (a question proven for a position may be left open
+The pass terms are admissible but not consistent (a question proven for a position may be left open
 for its child); the A* search reopens a position reached again in fewer moves and never lets a
 child's f-value fall below its parent's, which keeps it exact with such a bound.
 """
@@ -47,9 +64,12 @@ from solver.core.jit import noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
 from solver.pyramid.free_search import dead_after
+from solver.pyramid.layout import PYRAMID_CARDS
+from solver.pyramid.rules import RuleArgs
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MOVE_RECYCLE, PTR_MASK, PYR_MASK, REC_MASK,
-                                  STOCK_MASK, apply_concrete, apply_free, gen_concrete, gen_free,
-                                  is_won, move_kind)
+                                  REC_SHIFT, STOCK_MASK, STOCK_SHIFT, apply_concrete, apply_free,
+                                  gen_concrete, gen_free, highest_bit_below, is_won,
+                                  lowest_bit_index, move_kind, pointer)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
@@ -68,6 +88,14 @@ _PASS_PLACE = PTR_MASK | AFTER_DRAW
 """The bits of a position that say where in its pass it is: the pointer and the after-draw flag."""
 _WON_MARK = REC_MASK & (~REC_MASK + _ONE)
 """Marks a free-stock key (no recycle count) whose position is won: the lowest recycle bit."""
+PASSES_RECYCLES = 3
+"""The recycle limit of the rules under which ``two_passes_lost`` searches: its questions start
+with ``PASSES_RECYCLES - 1`` recycles used (one left), so a key of its proofs says by its recycle
+count how many passes it was proven for: 2 used, not winnable within two passes; 3 used (none
+left), not within one (``_memo_key`` files these as the keys of ``pass_lost``, which mean the
+same)."""
+_LAST_PASS = np.uint64(PASSES_RECYCLES) << REC_SHIFT
+_TWO_PASSES = np.uint64(PASSES_RECYCLES - 1) << REC_SHIFT
 LOST, WON, OPEN = 1, 0, -1
 """Answers of ``pass_lost``: proven not winnable within the pass, a win found within it, and left
 open (the budget ran out)."""
@@ -90,9 +118,20 @@ def _covers(held, key):
                            and (held & PTR_MASK) < (key & PTR_MASK))
 
 
+@noalloc(inline='always')
+def _memo_key(key):
+    """The cache key of a position of the searches here: a position of ``two_passes_lost`` in its
+    last pass (no recycle left) is proven exactly when ``pass_lost`` would prove it with no
+    recycle count (recycles ignored, the pass searched without them), so it shares that key."""
+    if key & REC_MASK == _LAST_PASS and not key & FREE_TAG:
+        return key & ~REC_MASK
+    return key
+
+
 @noalloc
 def memo_has(memo, key):
     """True when a proof in the cache ``memo`` answers for ``key`` (a packed position, never 0)."""
+    key = _memo_key(key)
     i = _bucket(key) & np.uint64(len(memo) - 1)
     return _covers(memo[i], key) or _covers(memo[i + _ONE], key)
 
@@ -102,6 +141,7 @@ def memo_put(memo, key):
     """Put ``key`` in the cache ``memo``: over a proof of its bucket that it answers for, else into
     the bucket's first slot, the one there moving to the second and the second's dropped (the
     newest proofs are the likeliest to be asked again)."""
+    key = _memo_key(key)
     i = _bucket(key) & np.uint64(len(memo) - 1)
     j = i + _ONE
     if _covers(key, memo[i]):
@@ -147,9 +187,55 @@ def free_lost(state, tabs, rule, memo, stack, moves, kids, nexts, counts, tally,
                    budget)
 
 
+@noalloc
+def pass_dead(state, tabs):
+    """True when some pyramid card of ``state`` can no longer be removed before the next recycle
+    (stock top hidden). Within a pass a stock or waste card can be played only as the waste top:
+    the stock's cards each become it when drawn, a waste card only once every card above it has
+    left, and a card leaves the waste only as a king or in a pair with a pyramid card of the
+    partner value (so not past a card with no such pyramid card left). A pyramid card that is not a
+    king and has no partner among the cards that may still be the waste top, nor in the pyramid
+    where it can meet it (``reach``), stays."""
+    pyr = state & PYR_MASK
+    stock = (state & STOCK_MASK) >> STOCK_SHIFT
+    p = np.uint64(pointer(state))
+    top = (stock >> p) << p  # the stock's own cards
+    y = stock & ((_ONE << p) - _ONE)  # the waste, from its top down
+    while y:
+        c = highest_bit_below(y, np.int64(63))
+        b = _ONE << np.uint64(c)
+        top |= b
+        y &= ~b
+        t = tabs.val[PYRAMID_CARDS + c]
+        if t != 13 and not (pyr & tabs.vmask[13 - t]):
+            break
+    top <<= STOCK_SHIFT
+    for v in range(1, 13):
+        x = pyr & tabs.vmask[v]
+        if x and not (top & tabs.sval[13 - v]):
+            while x:
+                q = lowest_bit_index(x)
+                x &= x - _ONE
+                if not (tabs.reach[q] & pyr):
+                    return True
+    return False
+
+
+@noalloc
+def two_passes_lost(state, tabs, rule, memo, stack, moves, kids, nexts, counts, tally, budget):
+    """Whether ``state`` can be won with at most one recycle: ``LOST``, ``WON`` or ``OPEN`` and the
+    arguments as ``pass_lost`` (the proof's positions go into ``memo``, those of the second pass
+    as ``pass_lost`` proofs). A depth-first search of the concrete moves under a recycle limit
+    (``PASSES_RECYCLES``) with one recycle left."""
+    two = RuleArgs(PASSES_RECYCLES, rule.overlap, rule.stock_top, rule.goal_all)
+    return _settle((state & ~REC_MASK) | _TWO_PASSES, False, tabs, two, memo, stack, moves, kids,
+                   nexts, counts, tally, budget)
+
+
 @noalloc(inline='always')
 def _settle(state, free, tabs, rule, memo, stack, moves, kids, nexts, counts, tally, budget):
-    """The depth-first search of ``pass_lost`` (``free`` false) and ``free_lost`` (true)."""
+    """The depth-first search of ``pass_lost`` and ``two_passes_lost`` (``free`` false; ``rule``
+    says whether a recycle is allowed) and of ``free_lost`` (true)."""
     if free:
         state = (state & (PYR_MASK | STOCK_MASK)) | FREE_TAG
         if memo_has(memo, state | _WON_MARK):
@@ -158,6 +244,9 @@ def _settle(state, free, tabs, rule, memo, stack, moves, kids, nexts, counts, ta
         return LOST
     if is_won(state, False):
         return WON
+    if not free and _last_pass(state, rule) and pass_dead(state, tabs):
+        memo_put(memo, state)
+        return LOST
     depth = 0
     stack[0] = state
     counts[0] = _children(state, free, tabs, rule, memo, moves, kids[0])
@@ -194,23 +283,33 @@ def _settle(state, free, tabs, rule, memo, stack, moves, kids, nexts, counts, ta
 
 
 @noalloc(inline='always')
+def _last_pass(state, rule):
+    """Whether the concrete searches here have no recycle left at ``state``: ``pass_lost`` never
+    recycles, ``two_passes_lost`` not after its one recycle."""
+    return rule.recycles < 0 or state & REC_MASK == _LAST_PASS
+
+
+@noalloc(inline='always')
 def _children(state, free, tabs, rule, memo, moves, out):
     """The positions ``_settle`` goes on to from ``state`` (the moves of ``gen_free`` or of
-    ``gen_concrete`` less recycles, without children that have a card that can never go) into
-    ``out``, their cache slots prefetched; returns their number, or -1 when one of them is won."""
+    ``gen_concrete``, less recycles for ``pass_lost``, without children that have a card that can
+    never go, or in their last pass one that cannot go before the next recycle: ``pass_dead``)
+    into ``out``, their cache slots prefetched; returns their number, or -1 when one of them is
+    won."""
     n = gen_free(state, tabs, rule, moves) if free else gen_concrete(state, tabs, rule, moves)
     c = 0
     mask = np.uint64(len(memo) - 1)
     for k in range(n):
         m = moves[k]
-        if move_kind(m) == MOVE_RECYCLE:
-            continue
+        if move_kind(m) == MOVE_RECYCLE and rule.recycles < 0:
+            continue  # pass_lost: within the pass (two_passes_lost counts its recycles)
         child = apply_free(state, m) if free else apply_concrete(state, m)
         if is_won(child, False):
             return -1
-        if dead_after(child, m, tabs, rule):
+        if dead_after(child, m, tabs, rule) or (
+                not free and _last_pass(child, rule) and pass_dead(child, tabs)):
             continue
-        prefetch(memo, _bucket(child) & mask)
+        prefetch(memo, _bucket(_memo_key(child)) & mask)
         if free:
             prefetch(memo, _bucket(child | _WON_MARK) & mask)
         out[c] = child
