@@ -227,7 +227,7 @@ def two_passes_lost(state, tabs, rule, memo, stack, moves, kids, nexts, counts, 
     arguments as ``pass_lost`` (the proof's positions go into ``memo``, those of the second pass
     as ``pass_lost`` proofs). A depth-first search of the concrete moves under a recycle limit
     (``PASSES_RECYCLES``) with one recycle left."""
-    two = RuleArgs(PASSES_RECYCLES, rule.overlap, rule.stock_top, rule.goal_all)
+    two = RuleArgs(np.int64(PASSES_RECYCLES), rule.overlap, rule.stock_top, rule.goal_all)
     return _settle((state & ~REC_MASK) | _TWO_PASSES, False, tabs, two, memo, stack, moves, kids,
                    nexts, counts, tally, budget)
 
