@@ -54,18 +54,28 @@ NO_PROOF = np.int64(-1)
 
 
 @noalloc(inline='always')
-def class_dead(state, v, tabs, rule):
-    """True when an in-play card of value ``v`` (1..12) can never meet a partner again."""
-    pyr = state & PYR_MASK
-    stock = state & STOCK_MASK
-    w = 13 - v
+def pyramid_stranded(pyr, partners, v, tabs):
+    """True when a pyramid card of value ``v`` (1..12) of the pyramid mask ``pyr`` has no partner
+    among the stock bits ``partners`` (the stock and waste cards that can still reach it) and none
+    in the pyramid that it can ever meet (``reach``)."""
     x = pyr & tabs.vmask[v]
-    if x and not (stock & tabs.sval[w]):
+    if x and not (partners & tabs.sval[13 - v]):
         while x:
             p = lowest_bit_index(x)
             x &= x - _ONE
             if not (tabs.reach[p] & pyr):
                 return True
+    return False
+
+
+@noalloc(inline='always')
+def class_dead(state, v, tabs, rule):
+    """True when an in-play card of value ``v`` (1..12) can never meet a partner again."""
+    pyr = state & PYR_MASK
+    stock = state & STOCK_MASK
+    w = 13 - v
+    if pyramid_stranded(pyr, stock, v, tabs):
+        return True
     if rule.goal_all and (stock & tabs.sval[v]) and not (pyr & tabs.vmask[w]) and \
             not (rule.stock_top and (stock & tabs.sval[w])):
         return True
