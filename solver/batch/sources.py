@@ -12,6 +12,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Iterator
 
+import numpy as np
+
 from solver.batch.io import clip
 from solver.core.rng import MAX_SEED
 from solver.pyramid.sources import DealFile
@@ -30,6 +32,12 @@ class SeedSource:
 
     def total(self) -> int:
         return self.stop - self.start
+
+    @staticmethod
+    def chunk_ids(payload: tuple[int, int]) -> np.ndarray:
+        """The ids of a chunk's rows: its seeds."""
+        first, stop = payload
+        return np.arange(first, stop, dtype=np.int64)
 
     def chunks(self, size: int) -> Iterator[tuple[int, tuple[int, int], str]]:
         """``(index, (first, stop), digest)`` per chunk."""
@@ -54,8 +62,18 @@ class LineSource:
         return DealFile(self.path).name
 
     def check(self) -> None:
-        """Refuse a path that cannot be a deal file, without reading it (a pipe reads once)."""
-        DealFile(self.path).check()
+        """Refuse a path that cannot be a deal file. A regular file is read through and every line
+        checked now, before any deal is scored (the refusals of ``DealFile.deals``); stdin or a
+        pipe can be read only once, so its lines are checked as they arrive."""
+        source = DealFile(self.path)
+        source.check()
+        if source.is_regular():
+            source.check_deals()
+
+    @staticmethod
+    def chunk_ids(payload: tuple) -> np.ndarray:
+        """The ids of a chunk's rows: the line numbers of its deals."""
+        return np.array([lineno for lineno, _ in payload], dtype=np.int64)
 
     def total(self) -> int | None:
         """Non-blank lines of a regular file (one quick pass); ``None`` for stdin or a pipe."""

@@ -41,12 +41,12 @@ from numba import njit
 from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chunk
 from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.pyramid.batch_kernels import IN_KERNEL_CLOCK, clock_ns, decide_deal_chunk
-from solver.pyramid.deals import DealError, deal_from_seed, deals_from_seeds, parse_deal
+from solver.pyramid.deals import deal_from_seed, deals_from_seeds
 from solver.pyramid.layout import DECK_CARDS
 from solver.pyramid.rules import Rules
 from solver.pyramid.dfs import decide_flat
 from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, rule_args
-from solver.pyramid.sources import line_error
+from solver.pyramid.sources import parse_lines
 from solver.pyramid.state import START
 
 WARM_UP_SEED = 0
@@ -181,18 +181,6 @@ def _warm_up(rules: Rules, ws: Workspace) -> None:
     _chunk_winnability(deals_from_seeds([WARM_UP_SEED]), rules, WARM_UP_STATES, ws)
 
 
-def _parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
-    ids = np.empty(len(lines), dtype=np.int64)
-    deals = np.empty((len(lines), DECK_CARDS), dtype=np.int64)
-    for k, (lineno, text) in enumerate(lines):
-        try:
-            deals[k] = parse_deal(text)
-        except DealError as e:
-            raise DealError(line_error(lineno, str(e))) from None
-        ids[k] = lineno
-    return ids, deals
-
-
 def _chunk_winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
     """``(outcome, states, ns)`` of a chunk's ``deals``: one ``decide_deal_chunk`` call under
     unlimited recycles, ``_winnability`` otherwise."""
@@ -263,7 +251,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
         ids = np.arange(first, stop, dtype=np.int64)
         deals = deals_from_seeds(ids)  # one kernel call for the chunk
     else:
-        ids, deals = _parse_lines(task.lines)
+        ids, deals = parse_lines(task.lines)
     if task.optimal:
         outcome, moves, states, ns, reason = _optimal(deals, task.rules, task.max_states,
                                                       task.timeout)

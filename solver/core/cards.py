@@ -129,6 +129,25 @@ def parse_card(token: str) -> Card:
                      f"followed by a suit cdhs, e.g. 'Td')")
 
 
+def _natural_tokens() -> dict[str, Card]:
+    """Every spelling ``parse_card`` accepts for the 52 cards of one deck (any case, ``10`` for
+    ``T``), mapped to its card id: a dictionary look-up instead of a regular expression for the
+    common case (parsing whole deal files)."""
+    table: dict[str, Card] = {}
+    for card in range(NATURAL_CARDS):
+        rank, suit = format_card(card)
+        for rank_text in ({rank, "10"} if rank == "T" else {rank}):
+            for r in {rank_text, rank_text.lower()}:
+                for s in {suit, suit.upper()}:
+                    table[r + s] = card
+    return table
+
+
+NATURAL_TOKENS = _natural_tokens()
+"""``NATURAL_TOKENS[token]``: the card of deck 0 a token spells (``'Td'``, ``'td'``, ``'10D'``, ...);
+tokens of jokers and of the second deck are not in it (``parse_card`` reads those)."""
+
+
 def split_tokens(text: str) -> list[str]:
     """Split card text on white space and commas, dropping empty pieces."""
     return [t for t in re.split(r"[\s,]+", text) if t]

@@ -14,6 +14,8 @@ from solver.batch.run import run_batch, summarise_file
 from solver.batch.sources import LineSource, SeedSource, lines_digest, parse_seed_range
 from solver.batch.summary import Summary, _median, summary_text
 from solver.batch.work import ChunkTask, solve_chunk
+from solver.pyramid.deals import parse_deal
+from solver.pyramid.sources import DealFile, parse_lines
 from solver.pyramid.deals import deal_from_seed, deals_from_seeds, format_deal
 from solver.pyramid.rules import PRESETS, Rules
 from solver.pyramid.winnable import Outcome, Workspace, solve_winnable
@@ -86,9 +88,8 @@ def test_line_source_skips_blank_lines_keeps_line_numbers_and_chunks(tmp_path):
 def test_empty_deal_file_is_an_error(tmp_path):
     p = tmp_path / "empty.txt"
     p.write_text("\n\n")
-    plan = plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
-    with pytest.raises(ValueError, match="holds no deal"):
-        run_batch(plan, jobs=1, progress=False)
+    with pytest.raises(ValueError, match="holds no deal"):  # a regular file: before any work
+        plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
     assert not (tmp_path / "out.csv.parts").exists()  # nothing left behind asking for --resume
 
 
@@ -96,9 +97,9 @@ def test_a_bad_line_names_its_line_number(tmp_path):
     p = tmp_path / "deals.txt"
     good = format_deal(deal_from_seed(1))
     p.write_text(f"{good}\n\n{good.replace('Ac', 'Xx')}\n")
-    plan = plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))
     with pytest.raises(ValueError, match=r"deals.txt line 3: token \d+ 'Xx' is not a card"):
-        run_batch(plan, jobs=1, progress=False)
+        plan_batch(LineSource(str(p)), str(tmp_path / "out.csv"))  # checked before any work
+    assert list(tmp_path.iterdir()) == [p]
 
 
 def test_summary_counts_wilson_histogram_and_slowest():
@@ -441,3 +442,93 @@ def test_a_worker_killed_mid_chunk_stops_the_run_and_keeps_the_rest(tmp_path, mo
     monkeypatch.undo()
     d = run_batch(plan, jobs=2, resume=True, progress=False)
     assert d["deals"] == 2000 and d["run"]["resumed_deals"] >= 200
+
+
+def reference_check(path) -> int | str:
+    """How many deals ``DealFile.deals()`` reads from ``path`` (a line at a time), or the
+    message it refuses the file with."""
+    try:
+        return sum(1 for _ in DealFile(str(path)).deals())
+    except ValueError as e:
+        return str(e)
+
+
+def fast_check(path) -> int | str:
+    try:
+        return DealFile(str(path)).check_deals()
+    except ValueError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("block", [200, 1000, 1 << 20])
+def test_the_whole_file_check_agrees_with_reading_a_line_at_a_time(tmp_path, monkeypatch, block):
+    """``check_deals`` reads plain lines many at a time: on files mixing every kind of line
+    (other spellings, blank, CRLF, bad tokens, duplicates, a byte-order mark, NUL, not UTF-8,
+    too long, no final newline), read in blocks that cut lines anywhere, it counts the same deals
+    and names the same first bad line as ``deals()``."""
+    monkeypatch.setattr("solver.pyramid.sources.CHECK_BLOCK_BYTES", block)
+    rng = np.random.default_rng(block)
+    good = [format_deal(deal_from_seed(s)) for s in range(40)]
+    kinds = [
+        lambda g: g, lambda g: g, lambda g: g, lambda g: g.lower(), lambda g: g.upper(),
+        lambda g: g.replace("T", "10"), lambda g: g.replace(" ", ", "), lambda g: "  " + g,
+        lambda g: "", lambda g: "   ", lambda g: g + "\r", lambda g: g[:-2] + "Zz",
+        lambda g: g[:-2] + g[:2], lambda g: g[:-3], lambda g: g + " Ac", lambda g: g + "\0",
+        lambda g: g.replace("A", "\u00c5"), lambda g: g + " " + "x" * 5000,
+        lambda g: g.replace(" ", "  ", 3), lambda g: g.replace(" ", "\t"), lambda g: "x" * 20000,
+    ]
+    seen = set()
+    for trial in range(60):
+        n = int(rng.integers(1, 25))
+        bad_rate = rng.choice([0.0, 0.05, 0.3])
+        lines = []
+        for _ in range(n):
+            k = int(rng.integers(0, len(kinds))) if rng.random() < bad_rate + 0.4 else 0
+            lines.append(kinds[k](good[int(rng.integers(0, len(good)))]))
+        text = "\n".join(lines) + ("\n" if rng.random() < 0.8 else "")
+        data = text.encode("utf-8", "surrogatepass")
+        if rng.random() < 0.1:
+            data = b"\xef\xbb\xbf" + data
+        if rng.random() < 0.05:
+            data = data.replace("\u00c5".encode(), b"\xc5")  # latin-1: not UTF-8
+        p = tmp_path / f"d{trial}.txt"
+        p.write_bytes(data)
+        want = reference_check(p)
+        assert fast_check(p) == want, (trial, data[:400])
+        seen.add(type(want))
+    assert seen == {int, str}  # both accepted and refused files were tried
+
+
+def test_deal_lines_read_at_once_agree_with_parse_deal():
+    """``parse_lines`` reads plain lines many at a time: on chunks mixing plain lines (any case)
+    with other spellings and bad lines, it gives ``parse_deal``'s deals, or names the first bad
+    line as ``parse_deal`` words it."""
+    rng = np.random.default_rng(5)
+    good = [format_deal(deal_from_seed(s)) for s in range(30)]
+    kinds = [lambda g: g, lambda g: g.lower(), lambda g: g.replace("T", "10"),
+             lambda g: g[:-2] + "Zz", lambda g: g[:-2] + g[:2], lambda g: g.replace("A", "\u00c5"),
+             lambda g: g.replace(" ", ",")]
+    outcomes = set()
+    for _ in range(300):
+        texts = [kinds[int(rng.integers(0, len(kinds)))](good[int(rng.integers(0, 30))])
+                 if rng.random() < 0.15 else good[int(rng.integers(0, 30))]
+                 for _ in range(int(rng.integers(1, 12)))]
+        lines = [(3 * k + 1, t) for k, t in enumerate(texts)]
+        want = None
+        for lineno, t in lines:
+            try:
+                parse_deal(t)
+            except ValueError as e:
+                want = f"line {lineno}: {e}"
+                break
+        try:
+            ids, deals = parse_lines(lines)
+        except ValueError as e:
+            assert str(e) == want
+            outcomes.add("refused")
+            continue
+        assert want is None
+        assert ids.tolist() == [n for n, _ in lines]
+        assert deals.tolist() == [parse_deal(t).tolist() for t in texts]
+        outcomes.add("read")
+    assert outcomes == {"read", "refused"}

@@ -164,6 +164,10 @@ CASES = [
     ("deal-file-long-token", batch_file("tok.txt", "Zz" * 1000 + "\n"), INPUT, "tok.txt line 1"),
     ("deal-file-bad-line-3", batch_file("bad.txt", f"{DEAL0}\n\nAc Ac\n"), INPUT,
      "bad.txt line 3"),
+    # issue 30 item 2: a regular file is checked to its end before any deal is scored
+    ("deal-file-bad-last-line", lambda tmp, hold: [
+        "batch", "--deal-file", write(tmp, "late.txt", f"{DEAL0}\n" * 25_000 + "Ac Zz\n"),
+        "--chunk", "1000", "-j", "1", "-q", "-o", tmp / "r.csv"], INPUT, "late.txt line 25001"),
     # Dask addresses (item 4)
     ("scheduler-garbage", batch_out("--seeds", "0:10", "--scheduler", "garbage"), INPUT,
      "--scheduler"),
