@@ -66,7 +66,9 @@ def _describe_source(source) -> str:
                    "run is complete.")
 @click.option("--format", "fmt", default=None, metavar="csv|parquet",
               help="Output format (default: by the suffix of --out; any other suffix needs it).")
-@click.option("--force", is_flag=True, help="Replace an existing results file.")
+@click.option("--force", is_flag=True,
+              help="Replace an existing results file, or start an interrupted run again (the "
+                   "deals kept in PATH.parts/ are thrown away).")
 @jobs_option
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="Run the chunks on this Dask distributed scheduler instead of local processes.")
@@ -95,7 +97,7 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
     try:
         with input_errors():
             summary = run_batch(plan, jobs=jobs, resume=resume, progress=not quiet,
-                                scheduler=scheduler)
+                                scheduler=scheduler, force=force)
     except BatchInterrupted as e:
         click.echo(str(e), err=True)
         sys.exit(EXIT_INTERRUPTED)

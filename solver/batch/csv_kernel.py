@@ -126,3 +126,37 @@ def fill_rows(ids, deals, outcome, moves, states, ns, reason, card_text, win_tex
         buf[pos] = NEWLINE
         pos += 1
     return pos
+
+
+NINE_CHAR = ord("9")
+
+
+@njit(cache=True)
+def line_ids(buf, ids, ends):
+    """Read the first field of each complete line of ``buf`` (uint8 CSV text without a header):
+    an unsigned decimal number followed by a comma. ``ids[k]`` gets line ``k``'s number and
+    ``ends[k]`` the offset just after its newline, for at most ``len(ids)`` lines; returns how
+    many lines were read (a line cut off by the end of ``buf`` is left for the next call), or
+    ``-(k + 1)`` when line ``k``'s first field is not such a number (a damaged file)."""
+    n = 0
+    pos = 0
+    size = len(buf)
+    while n < len(ids) and pos < size:
+        value = np.int64(0)
+        digits = 0
+        while pos < size and ZERO_CHAR <= buf[pos] <= NINE_CHAR:
+            value = value * 10 + np.int64(buf[pos] - ZERO_CHAR)
+            digits += 1
+            pos += 1
+        field_end = pos
+        while pos < size and buf[pos] != NEWLINE:
+            pos += 1
+        if pos == size:
+            return n
+        if digits == 0 or digits > INT_CHARS - 1 or buf[field_end] != COMMA:
+            return -(n + 1)
+        ids[n] = value
+        pos += 1
+        ends[n] = pos
+        n += 1
+    return n

@@ -27,10 +27,10 @@ the option) and never echoes more than ``ECHO_CHARS`` characters of the bad text
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
-import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
@@ -226,14 +226,18 @@ def parquet_table(r: ChunkResult, id_column: str):
 
 # --------------------------------------------------------------------------- atomic files
 
-def write_atomic(path: str, write) -> None:
+def write_atomic(path: str, write, check=None) -> None:
     """Write ``path`` through ``write(tmp_path)`` then ``os.replace``: the file is complete or
-    absent, never half-written (a kill -9 leaves at most a ``.tmp-*`` file, ignored)."""
+    absent, never half-written (a kill -9 leaves at most a ``.tmp-*`` file, ignored). ``check``,
+    if given, is called with the written temporary file before it replaces ``path``: whatever it
+    raises leaves ``path`` as it was."""
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         write(tmp)
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
+        if check is not None:
+            check(tmp)
         os.replace(tmp, path)
     except OSError as e:
         if e.filename is None:  # a failed write() names no file: name the one being written
@@ -258,31 +262,41 @@ def write_bytes_atomic(path: str, data: bytes) -> None:
     write_atomic(path, write)
 
 
-def write_part(path: str, r: ChunkResult, fmt: str, id_column: str) -> None:
-    """One chunk's rows as a file of its own (CSV without header, or Parquet)."""
+def write_part(path: str, r: ChunkResult, fmt: str, id_column: str) -> str:
+    """One chunk's rows as a file of its own (CSV without header, or Parquet); returns the
+    SHA-256 of the file's bytes (what its record holds)."""
     if fmt == "csv":
-        write_bytes_atomic(path, csv_bytes(r))
-    else:
-        _, pq = require_pyarrow()
-        table = parquet_table(r, id_column)
-        write_atomic(path, lambda tmp: pq.write_table(table, tmp))
+        data = csv_bytes(r)
+        write_bytes_atomic(path, data)
+        return hashlib.sha256(data).hexdigest()
+    _, pq = require_pyarrow()
+    table = parquet_table(r, id_column)
+    digest = []
+
+    def write(tmp):
+        pq.write_table(table, tmp)
+        with open(tmp, "rb") as f:
+            digest.append(hashlib.file_digest(f, "sha256").hexdigest())
+    write_atomic(path, write)
+    return digest[0]
 
 
-def assemble(out: str, parts: list[str], fmt: str, id_column: str,
-             analysed: bool = False) -> None:
-    """Concatenate the chunk files in order into ``out`` (streaming: one part at a time)."""
+def assemble(out: str, parts: Iterable[bytes], fmt: str, id_column: str, analysed: bool = False,
+             check=None) -> None:
+    """Concatenate the chunk files' bytes ``parts``, in order, into ``out`` (streaming: one part
+    at a time); ``check(tmp)`` is called on the joined file before it replaces ``out``
+    (``write_atomic``)."""
     if fmt == "csv":
         def write(tmp):
-            with open(tmp, "w", encoding="utf-8", newline="") as f:
-                f.write(csv_header(id_column, analysed))
-                for p in parts:
-                    with open(p, encoding="utf-8", newline="") as src:
-                        shutil.copyfileobj(src, f, 1 << 20)
+            with open(tmp, "wb") as f:
+                f.write(csv_header(id_column, analysed).encode("ascii"))
+                for data in parts:
+                    f.write(data)
     else:
-        _, pq = require_pyarrow()
+        pa, pq = require_pyarrow()
 
         def write(tmp):
             with pq.ParquetWriter(tmp, parquet_schema(id_column, analysed)) as w:
-                for p in parts:
-                    w.write_table(pq.read_table(p))
-    write_atomic(out, write)
+                for data in parts:
+                    w.write_table(pq.read_table(pa.BufferReader(data)))
+    write_atomic(out, write, check)

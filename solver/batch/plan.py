@@ -16,8 +16,9 @@ from solver.batch.work import ChunkTask
 from solver.core.runner import WorkerDied
 from solver.pyramid.rules import Rules
 
-MANIFEST_VERSION = 2
-"""2: chunk summaries keep whole nanoseconds (``ns_total``)."""
+MANIFEST_VERSION = 3
+"""2: chunk summaries keep whole nanoseconds (``ns_total``); 3: part records hold the SHA-256 of
+their part file (``solver.batch.verify``)."""
 MAX_STATES = 2 ** 63 - 1
 """The largest ``max_states`` (the kernels count positions in int64)."""
 WINNABLE_CHUNK = 10_000

@@ -7,13 +7,15 @@ every finished chunk at once as a file of its own in ``<out>.parts/``:
     manifest.json          the run's parameters; ``resume`` refuses a run with different ones
     part-000012.csv        chunk 12's rows (or .parquet), written to a temp file + os.replace
     part-000012.json       written after the rows: chunk 12 is done. Holds the row count, the
-                           digest of the chunk's input lines (a resumed run re-reads its input and
-                           checks it) and the chunk's summary
+                           SHA-256 of the part file, the digest of the chunk's input lines (a
+                           resumed run re-reads its input and checks it) and the chunk's summary
 
 A run killed at any point (Ctrl-C, kill -9, a crash) leaves complete chunk files only; run again
 with ``resume=True`` and it scores exactly the missing chunks. At the end the chunks are joined in
 order into ``out`` (streaming, one chunk in memory at a time, atomically) and the directory is
-removed.
+removed. Nothing is joined unchecked (``solver.batch.parts``, ``solver.batch.verify``): a part
+that is not the file its record describes is scored again, and the joined file must hold the
+input's seeds or lines, each once, in order, before it replaces ``out``.
 
 One run at a time: a run holds an exclusive ``flock`` on ``<out>.parts`` from start to end, and a
 second run of the same output (resumed or not) refuses at once. The lock dies with its process,
@@ -45,16 +47,19 @@ import shutil
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from tqdm import tqdm
 
 from solver.batch.cluster import run_dask
-from solver.batch.parts import join_parts, lock_parts, open_parts, save_chunk
+from solver.batch.parts import (Notice, drop_part, join_parts, lock_parts, open_parts,
+                                save_chunk)
 from solver.batch.plan import (MANIFEST, BatchFailed, BatchInterrupted, BatchPlan, fault_message,
                                kept_message)
 from solver.batch.sources import LineSource
 from solver.batch.summary import Summary
+from solver.batch.verify import Planned, planned_chunk
 from solver.batch.work import ChunkTask, solve_chunk
 from solver.core.runner import check_jobs, run_tasks
 from solver.pyramid.deals import DealError
@@ -65,6 +70,9 @@ chunks finished meanwhile (and writes them); then it waits again."""
 WAITING = None
 """The task that is no task: handed to an idle worker while a stream's next chunk has not
 arrived, so that the pool collects the finished chunks instead of waiting for the stream."""
+JOIN_ROUNDS = 3
+"""Times the chunks of parts found damaged at the join are scored again before the run gives up
+(a part damaged again each time points at a failing disk)."""
 
 
 def solve_or_wait(task: ChunkTask | None):
@@ -101,70 +109,136 @@ def arriving(items: Iterable, wait: float = STREAM_WAIT_SECONDS) -> Iterator:
 
 
 def _tasks(plan: BatchPlan, chunks: Iterable, done: dict[int, dict], digests: dict[int, str],
-           seen: list) -> Iterator[ChunkTask | None]:
-    """Tasks for the chunks not done yet (``WAITING`` passed on); checks the done chunks' input
-    against their digest."""
+           planned: list[Planned], notice: Notice) -> Iterator[ChunkTask | None]:
+    """Tasks for the chunks not done yet (``WAITING`` passed on); records what every chunk of
+    the input must give in ``planned`` and checks the done chunks' input against their digest
+    (and their row count: a record that disagrees is dropped and its chunk scored again)."""
     for item in chunks:
         if item is WAITING:
             yield WAITING
             continue
         index, payload, digest = item
-        seen[0] = index + 1
+        want = planned_chunk(index, plan.source.chunk_ids(payload))
+        planned.append(want)
         rec = done.get(index)
         if rec is not None:
             if rec["digest"] != digest:
                 raise ValueError(f"cannot resume: the input differs from the interrupted run's "
                                  f"in chunk {index} (deals {index * plan.chunk + 1}.."
                                  f"{(index + 1) * plan.chunk})")
-            continue
+            if rec["rows"] == want.rows:
+                continue
+            drop_part(plan, rec, f"is recorded with {rec['rows']} rows where its chunk has "
+                                 f"{want.rows}", notice)
+            del done[index]
         digests[index] = digest
         yield plan.task(index, payload)
 
 
+def say(line: str) -> None:
+    """The default ``Notice``: one line on stderr."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
-              progress: bool = True, scheduler: str | None = None) -> dict:
+              progress: bool = True, scheduler: str | None = None, force: bool = False,
+              notice: Notice = say) -> dict:
     """Score every deal of ``plan`` into ``plan.out``; returns the summary (``Summary.to_dict``)
-    plus ``run`` facts. Raises ``ValueError`` for bad input (a malformed deal line names its
-    line), ``BatchFailed`` for a fault that stopped the run (disk full, the scheduler lost, the
-    output in use by another run) and ``BatchInterrupted`` on Ctrl-C."""
+    plus ``run`` facts. ``force`` throws away the parts of an interrupted run and starts again;
+    ``notice`` is told, a line each, of damaged parts found and scored again. Raises
+    ``ValueError`` for bad input (a malformed deal line names its line; a manifest or part
+    record that cannot be read names its file), ``BatchFailed`` for a fault that stopped the run
+    (disk full, the scheduler lost, the output in use by another run) and ``BatchInterrupted``
+    on Ctrl-C."""
     jobs = check_jobs(jobs)
+    if force and resume:
+        raise ValueError("--force starts the run again and --resume continues it: give one")
     lock = lock_parts(plan)
     try:
-        return _run_locked(plan, jobs, resume, progress, scheduler, lock)
+        return _run_locked(plan, jobs, resume, progress, scheduler, lock, force, notice)
     finally:
         os.close(lock)
 
 
+@dataclass
+class Scored:
+    """One scoring pass over the input: what each chunk must give (``planned``, in order), the
+    deals scored, the seconds it took and where it ran."""
+
+    planned: list[Planned]
+    deals: int
+    seconds: float
+    executor: str
+
+
 def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
-                scheduler: str | None, lock: int) -> dict:
-    fresh = not os.path.exists(os.path.join(plan.parts_dir, MANIFEST))
+                scheduler: str | None, lock: int, force: bool, notice: Notice) -> dict:
+    fresh = force or not os.path.exists(os.path.join(plan.parts_dir, MANIFEST))
     try:
-        done = open_parts(plan, resume)
-    except OSError as e:
+        done = open_parts(plan, resume, notice, force)
+    except (OSError, ValueError) as e:
         if fresh:
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
+        if isinstance(e, ValueError):
+            raise
         raise BatchFailed(f"{fault_message(e, plan.parts_dir)}; "
                           f"{kept_message(0, plan.parts_dir)}") from None
-    already = sum(rec["rows"] for rec in done.values())
+    scored = 0
+    wall = 0.0
+    for _ in range(JOIN_ROUNDS):
+        scoring = score_missing(plan, jobs, progress, scheduler, lock, done, notice)
+        scored += scoring.deals
+        wall += scoring.seconds
+        damaged = join_parts(plan, scoring.planned, done, notice)
+        if not damaged:
+            break
+        for k in damaged:
+            del done[k]
+        kept = kept_message(sum(rec["rows"] for rec in done.values()), plan.parts_dir)
+        if plan.source.total() is None:
+            raise BatchFailed(f"damaged parts were dropped, and {plan.source.name()} cannot be "
+                              f"read again to score them now; {kept}")
+    else:
+        raise BatchFailed(f"parts were found damaged each of the {JOIN_ROUNDS} times they were "
+                          f"joined: is the disk of {plan.parts_dir} failing? {kept}")
+    deals = sum(want.rows for want in scoring.planned)
+    summary = Summary(plan.source.id_column)
+    for want in scoring.planned:
+        summary.merge(Summary.from_state(done[want.index]["summary"]))
+    shutil.rmtree(plan.parts_dir, ignore_errors=True)
+    d = summary.to_dict()
+    d["run"] = {"out": plan.out, "format": plan.fmt, "rules": plan.rules.to_dict(),
+                "optimal": plan.optimal, "max_states": plan.max_states, "timeout": plan.timeout,
+                "analyse": plan.analyse, "playouts": plan.playouts if plan.analyse else None,
+                "executor": scoring.executor, "resumed_deals": deals - scored, "scored_deals": scored,
+                "wall_seconds": wall, "deals_per_second": scored / wall if wall > 0 else 0.0}
+    return d
+
+
+def score_missing(plan: BatchPlan, jobs: int, progress: bool, scheduler: str | None, lock: int,
+                  done: dict[int, dict], notice: Notice) -> Scored:
+    """Score every chunk of the input that ``done`` lacks, saving each as it finishes (its
+    record goes into ``done``)."""
     total = None
     results = iter(())
     bar = None
     scored = 0
+    planned: list[Planned] = []
     t0 = time.perf_counter()
     try:
         total = plan.source.total()
         digests: dict[int, str] = {}
-        seen = [0]
+        already = sum(rec["rows"] for rec in done.values())
         if total is not None:  # no more processes than chunks left to score
             jobs = max(1, min(jobs, -(-(total - already) // plan.chunk)))
         chunks = plan.source.chunks(plan.chunk)
         if scheduler:
-            results = run_dask(_tasks(plan, chunks, done, digests, seen), scheduler)
+            results = run_dask(_tasks(plan, chunks, done, digests, planned, notice), scheduler)
             where = f"Dask cluster {scheduler}"
         else:
             if total is None and jobs > 1:  # a stream: never wait on it with chunks finished
                 chunks = arriving(chunks)
-            tasks = _tasks(plan, chunks, done, digests, seen)
+            tasks = _tasks(plan, chunks, done, digests, planned, notice)
             results = run_tasks(solve_or_wait, ((t,) for t in tasks), jobs, close_fds=(lock,))
             where = "1 process" if jobs == 1 else f"{jobs} processes"
         bar = tqdm(total=total, initial=already, desc="deals", unit="deal", disable=not progress,
@@ -172,7 +246,7 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
         for r in results:
             if r is None:  # a worker's WAITING answered
                 continue
-            done[r.index] = save_chunk(plan, r, digests.pop(r.index))
+            done[r.index] = save_chunk(plan, r, digests.pop(r.index), planned[r.index])
             scored += len(r)
             bar.update(len(r))
     except KeyboardInterrupt:
@@ -186,6 +260,11 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
         if not done:  # nothing to keep: do not leave a run behind that asks for --resume
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
         if isinstance(e, DealError) and isinstance(plan.source, LineSource):
+            kept = sum(rec["rows"] for rec in done.values())
+            if kept:  # a stream, checked as it arrives: the chunks before the bad line stay
+                raise ValueError(f"{plan.source.name()} {e}; the {kept} deals scored before it "
+                                 f"are kept in {plan.parts_dir}: correct the line and run again "
+                                 f"with --resume") from None
             raise ValueError(f"{plan.source.name()} {e}") from None
         cause = fault_message(e, plan.parts_dir)
         if cause is None:
@@ -193,24 +272,11 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
         kept = sum(rec["rows"] for rec in done.values())
         raise BatchFailed(f"{cause}; {kept_message(kept, plan.parts_dir, total)}") from None
     bar.close()
-    n_chunks = seen[0]
-    extra = sorted(k for k in done if k >= n_chunks)
+    extra = sorted(k for k in done if k >= len(planned))
     if extra:
         raise ValueError(f"cannot resume: the interrupted run had chunk {extra[0]}, beyond the "
-                         f"end of the input ({n_chunks} chunks)")
-    wall = time.perf_counter() - t0
-    join_parts(plan, n_chunks, already + scored)
-    summary = Summary(plan.source.id_column)
-    for k in range(n_chunks):
-        summary.merge(Summary.from_state(done[k]["summary"]))
-    shutil.rmtree(plan.parts_dir, ignore_errors=True)
-    d = summary.to_dict()
-    d["run"] = {"out": plan.out, "format": plan.fmt, "rules": plan.rules.to_dict(),
-                "optimal": plan.optimal, "max_states": plan.max_states, "timeout": plan.timeout,
-                "analyse": plan.analyse, "playouts": plan.playouts if plan.analyse else None,
-                "executor": where, "resumed_deals": already, "scored_deals": scored,
-                "wall_seconds": wall, "deals_per_second": scored / wall if wall > 0 else 0.0}
-    return d
+                         f"end of the input ({len(planned)} chunks)")
+    return Scored(planned, scored, time.perf_counter() - t0, where)
 
 
 def _stop(results, bar) -> None:
