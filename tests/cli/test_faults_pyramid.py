@@ -32,7 +32,7 @@ from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.rules import Rules
 from solver.pyramid.winnable import Outcome, SolveResult, Workspace, solve_winnable
-from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
+from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid, tree
 
 DEAL1 = format_deal(deal_from_seed(1))
 DEAL2 = format_deal(deal_from_seed(2))
@@ -118,6 +118,35 @@ OPTION_CASES = {
     "show with no deal": (["show"], "--seed"),
     "show with both": (["show", "--seed", "2", "--deal", "Ac"], "not both"),
 }
+
+
+STDOUT_CLOSED_CASES = {
+    "solve": ["solve", "--seed", "32"],
+    "check": ["check", "--seed", "1", "--solution", "draw"],
+    "hint": ["hint", "--seed", "1"],
+    "show": ["show", "--seed", "1"],
+    "analyse": ["analyse", "--seed", "1"],
+    "stats": ["stats", "{dir}/r.csv"],
+    "batch --json": ["batch", "--seeds", "0:3", "--json", "-q", "-o", "{dir}/out.csv"],
+    "simulate old-maid": ["simulate", "old-maid", "--games", "10"],
+}
+"""Commands run with stdout closed (``>&-``): each refuses with one line, exit 74."""
+
+
+def close_stdout() -> None:
+    """``preexec_fn`` of a child started as ``pyramid ... >&-``."""
+    os.close(1)
+
+
+@pytest.mark.parametrize("case", sorted(STDOUT_CLOSED_CASES))
+def test_closed_stdout_is_one_clean_line(case, tmp_path):
+    write(tmp_path, "r.csv", f"seed,deal,winnable,moves,states,ms,outcome\n0,{DEAL1},true,,17,"
+                             f"0.012,won\n".encode())
+    before = tree(tmp_path)
+    args = [a.format(dir=tmp_path) for a in STDOUT_CLOSED_CASES[case]]
+    proc = run_pyramid(args, cwd=tmp_path, preexec_fn=close_stdout)
+    assert_clean_failure(proc, 74, "stdout is closed")
+    assert tree(tmp_path) == before
 
 
 @pytest.mark.parametrize("case", sorted(OPTION_CASES))
