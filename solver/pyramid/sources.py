@@ -14,10 +14,10 @@ then refused when it is reached.
 
 The text is UTF-8 (a byte-order mark at its start is skipped); line numbers count every line,
 blank ones included, so that they match an editor's. Every refusal is a ``ValueError`` naming the
-file (and the line, where there is one): a file that does not exist, a directory, one that cannot
-be opened (permission denied, a socket), binary data or UTF-16 (NUL bytes), other encodings
-(not UTF-8, the first bad byte shown), a line too long for a deal, a malformed deal, a file with
-no deal at all.
+file (and the line, where there is one): a file that does not exist, a directory, stdin closed
+(``<&-``), one that cannot be opened (permission denied, a socket), binary data or UTF-16 (NUL
+bytes), other encodings (not UTF-8, the first bad byte shown), a line too long for a deal, a
+malformed deal, a file with no deal at all.
 """
 
 from __future__ import annotations
@@ -87,6 +87,7 @@ class DealFile:
     def check(self) -> None:
         """Refuse a path that cannot be a deal file, without reading it (a pipe reads once)."""
         if self.path == STDIN:
+            self.stdin()
             return
         self.check_path()
         if not os.path.lexists(self.path):
@@ -107,7 +108,7 @@ class DealFile:
     def _open(self):
         """The file in binary mode, as a context manager (stdin's buffer for ``-``, left open)."""
         if self.path == STDIN:
-            return contextlib.nullcontext(sys.stdin.buffer)
+            return contextlib.nullcontext(self.stdin())
         self.check_path()
         try:
             return open(self.path, "rb")  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
@@ -117,6 +118,13 @@ class DealFile:
             raise self.cannot_read("it is a directory") from None
         except OSError as e:
             raise self.cannot_read(e.strerror or str(e)) from None
+
+    def stdin(self):
+        """Standard input's binary buffer; a ``ValueError`` when stdin is closed (``<&-``: Python
+        then sets ``sys.stdin`` to None)."""
+        if sys.stdin is None:
+            raise self.cannot_read("stdin is closed")
+        return sys.stdin.buffer
 
     def cannot_read(self, why: str) -> ValueError:
         """The error for a file that cannot be opened or read, saying ``why``."""

@@ -149,6 +149,29 @@ def test_closed_stdout_is_one_clean_line(case, tmp_path):
     assert tree(tmp_path) == before
 
 
+STDIN_CLOSED_CASES = {
+    "solve": ["solve", "--deal-file", "-"],
+    "solve --after": ["solve", "--deal-file", "-", "--after", "draw"],
+    "hint": ["hint", "--deal-file", "-"],
+    "check": ["check", "--deal-file", "-", "--solution", "draw"],
+    "analyse": ["analyse", "--deal-file", "-"],
+    "batch": ["batch", "--deal-file", "-", "-q", "-o", "r.csv"],
+}
+"""Commands reading their deals from stdin, run with stdin closed (``<&-``): exit 2."""
+
+
+def close_stdin() -> None:
+    """``preexec_fn`` of a child started as ``pyramid ... <&-``."""
+    os.close(0)
+
+
+@pytest.mark.parametrize("case", sorted(STDIN_CLOSED_CASES))
+def test_closed_stdin_is_one_clean_line(case, tmp_path):
+    proc = run_pyramid(STDIN_CLOSED_CASES[case], cwd=tmp_path, preexec_fn=close_stdin)
+    assert_clean_failure(proc, 2, "stdin is closed")
+    assert tree(tmp_path) == set() and proc.stdout == ""
+
+
 @pytest.mark.parametrize("case", sorted(OPTION_CASES))
 def test_bad_option_is_one_clean_line(case):
     args, mentions = OPTION_CASES[case]
