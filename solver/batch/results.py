@@ -20,10 +20,12 @@ from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fiel
 from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
     results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
-from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
+from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
 READ_BYTES = 1 << 22
 """Bytes of a results CSV read at a time."""
+MAX_INTEGER = int(np.iinfo(np.int64).max)
+"""The largest whole number of a results file (seeds, line numbers, moves and states are int64)."""
 
 
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
@@ -145,7 +147,9 @@ def _integer(name: str, value) -> int:
         except (TypeError, ValueError):
             raise BadRow(f"{name} {clip(value)} is not an integer") from None
     if number < 0:
-        raise BadRow(f"{name} {number} is negative")
+        raise BadRow(f"{name} {clip(number, quote=False)} is negative")
+    if number > MAX_INTEGER:
+        raise BadRow(f"{name} {clip(number, quote=False)} is too large (at most 2**63-1)")
     return number
 
 
@@ -173,8 +177,8 @@ def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
         ms = float(ms)
     except (TypeError, ValueError):
         raise BadRow(f"ms {clip(ms)} is not a number") from None
-    if not (math.isfinite(ms) and ms >= 0):
-        raise BadRow(f"ms {ms} is not a time")
+    if not (math.isfinite(ms) and 0 <= ms <= MAX_MS):
+        raise BadRow(f"ms {ms} is not a time (0 .. {MAX_MS:.0f})")
     if reason is _NO_COLUMN:
         why = -1
     elif outcome == "unknown":
