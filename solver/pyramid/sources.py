@@ -183,6 +183,22 @@ class DealFile:
         if not found:
             raise ValueError(self.no_deal())
 
+    def only_deal(self, need: str) -> tuple[int, np.ndarray]:
+        """``(line number, deal)`` of a file that holds a single deal. A file of more is refused
+        at its second deal, read no further (a file of a million deals is not read through): a
+        ``ValueError`` that starts with ``need`` (what takes a single deal) and names the lines
+        of the first two."""
+        deals = self.deals()
+        try:
+            first = next(deals)
+            second = next(deals, None)
+        finally:
+            deals.close()
+        if second is not None:
+            raise ValueError(f"{need}: {self.name} holds more than one (deals on lines "
+                             f"{first[0]} and {second[0]})")
+        return first
+
     def no_deal(self) -> str:
         """The message for a file without a deal."""
         return f"{self.name} holds no deal (it is empty or only blank lines)"

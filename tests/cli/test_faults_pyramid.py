@@ -72,6 +72,7 @@ DEAL_FILES = {
     "bad.txt": f"{DEAL1}\n\nAc Zz\n".encode(),
     "huge.txt": b"x" * HUGE + b"\n",
     "two.txt": f"{DEAL1}\n{DEAL2}\n".encode(),
+    "many.txt": f"{DEAL1}\n\n{DEAL2}\nZz\n".encode() + b"\0" * HUGE,
 }
 """Deal files the table refers to as ``{dir}/NAME`` (written to the test's own folder)."""
 
@@ -91,6 +92,19 @@ DEAL_FILE_CASES = {
     "check of 2 deals": (["check", "--deal-file", "{dir}/two.txt", "--solution", "draw"],
                          "one deal"),
 }
+MANY = ("many.txt holds more than one", "lines 1 and 3")
+"""What a single-deal command says of many.txt: read up to its second deal, never to its bad
+line 4 and the 10 MB of NUL bytes after it."""
+DEAL_FILE_CASES.update({
+    "hint stops at the 2nd deal": (["hint", "--deal-file", "{dir}/many.txt"], MANY),
+    "check stops at the 2nd deal": (["check", "--deal-file", "{dir}/many.txt", "--solution",
+                                     "draw"], MANY),
+    "analyse stops at the 2nd deal": (["analyse", "--deal-file", "{dir}/many.txt"], MANY),
+    "solve --after stops at the 2nd deal": (["solve", "--deal-file", "{dir}/many.txt", "--after",
+                                             "draw"], ("--after", *MANY)),
+    "solve --html stops at the 2nd deal": (["solve", "--deal-file", "{dir}/many.txt", "--html",
+                                            "{dir}/p.html"], ("--html", *MANY)),
+})
 
 
 OPTION_CASES = {
