@@ -17,8 +17,8 @@ from typing import Iterator
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
-from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
-    results_format
+from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, PARQUET_MAGIC, WINNABLE_TEXT, clip, \
+    content_format, require_pyarrow, results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
 from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
@@ -39,18 +39,33 @@ def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple
     the outcome), a missing or extra field raise a ``ValueError`` naming the file and the line
     (CSV) or row (Parquet); so do rows of one file whose ``max_cleared_of`` differ (one run has
     one goal). So does a missing file, a directory, or a file that is not a batch results table.
+
+    The file is opened once and read once from its start, so that one that can be read only once
+    (a FIFO, a shell's ``<(...)`` pipe) is read as a regular file is: the bytes read to tell its
+    format by its content are handed back to the reader, and a Parquet file that cannot seek is
+    read into memory first (Parquet's index is at its end).
     """
     if not os.path.lexists(path):
         raise ValueError(f"{path}: no such file")
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory, not a results file")
     try:
-        fmt = results_format(path, fmt)
-        if fmt == "parquet":
-            id_column, blocks = _open_parquet(path, block)
-            return id_column, _one_goal(blocks, path, "row", 1)
-        id_column, blocks = _open_csv(path, block)
-        return id_column, _one_goal(blocks, path, "line", 2)
+        f = open(path, "rb")  # noqa: SIM115 (closed by the blocks' generator, or below)
+        try:
+            fmt = results_format(path, fmt)
+            head = b""
+            if fmt is None:
+                head = f.read(len(PARQUET_MAGIC))
+                fmt = content_format(head)
+            if fmt == "parquet":
+                id_column, blocks = _open_parquet(path, f, head, block)
+                return id_column, _one_goal(blocks, path, "row", 1)
+            stream = io.BufferedReader(_Prefixed(head, f)) if head else f
+            id_column, blocks = _open_csv(path, stream, block)
+            return id_column, _one_goal(blocks, path, "line", 2)
+        except BaseException:
+            f.close()
+            raise
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
 
@@ -78,18 +93,23 @@ def _one_goal(blocks, path: str, unit: str, first: int):
         yield b
 
 
-def _open_parquet(path: str, block: int):
+def _open_parquet(path: str, f, head: bytes, block: int):
+    """A Parquet results file ``path``, open as ``f`` with ``head`` read from it already: read by
+    its path when it can seek, else (a pipe) all of it into memory; ``f`` is closed."""
     pa, pq = require_pyarrow()
+    with f:
+        source = path if f.seekable() else pa.BufferReader(head + f.read())
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(source)
     except (pa.ArrowException, OSError) as e:  # pyarrow's errors for a file that is not Parquet
         raise ValueError(f"{path} is not a Parquet file ({clip(e, quote=False)})") from None
     id_column = _check_columns(path, pf.schema_arrow.names)
     return id_column, _parquet_blocks(pf, id_column, block, path, pa.ArrowException)
 
 
-def _open_csv(path: str, block: int):
-    f = open(path, "rb")  # noqa: SIM115 (closed by the blocks' generator, or below)
+def _open_csv(path: str, f, block: int):
+    """A results CSV ``path`` read from the binary stream ``f`` (closed by the blocks'
+    generator, or on a refusal)."""
     try:
         first = f.readline()
         if not first:
@@ -279,6 +299,10 @@ class _Prefixed(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        self.f.close()
+        super().close()
 
     def readinto(self, b) -> int:
         if self.prefix:
