@@ -18,7 +18,7 @@ import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
 from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, PARQUET_MAGIC, WINNABLE_TEXT, clip, \
-    content_format, require_pyarrow, results_format
+    content_format, parquet_schema, require_pyarrow, results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
 from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
@@ -104,6 +104,7 @@ def _open_parquet(path: str, f, head: bytes, block: int):
     except (pa.ArrowException, OSError) as e:  # pyarrow's errors for a file that is not Parquet
         raise ValueError(f"{path} is not a Parquet file ({clip(e, quote=False)})") from None
     id_column = _check_columns(path, pf.schema_arrow.names)
+    _check_types(path, pf.schema_arrow, id_column)
     return id_column, _parquet_blocks(pf, id_column, block, path, pa.ArrowException)
 
 
@@ -137,6 +138,22 @@ def _check_columns(path: str, names) -> str:
         raise ValueError(f"{path} has some analysis columns but not all: missing "
                          f"{', '.join(c for c in ANALYSIS_COLUMNS if c not in names)}")
     return ids[0]
+
+
+def _check_types(path: str, schema, id_column: str) -> None:
+    """Refuse a Parquet column whose Arrow type is not of its kind in the results schema
+    (``solver.batch.io.parquet_schema``): a whole number of any width, a bool, a float, a string
+    (or large string); a column of nulls only (type null) is left to the row checks."""
+    pa, _ = require_pyarrow()
+    expected = parquet_schema(id_column, analysed(schema.names))
+    kinds = (pa.types.is_integer, pa.types.is_boolean, pa.types.is_floating,
+             lambda t: pa.types.is_string(t) or pa.types.is_large_string(t))
+    for field in schema:
+        want = expected.field(field.name).type
+        kind = next(k for k in kinds if k(want))
+        if not (kind(field.type) or pa.types.is_null(field.type)):
+            raise ValueError(f"{path}: column {field.name} is {clip(field.type, quote=False)}; "
+                             f"it must be {want}")
 
 
 def analysed(names) -> bool:

@@ -16,7 +16,6 @@ import resource
 import signal
 import socket
 import subprocess
-import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -316,29 +315,6 @@ def test_a_fifo_a_pipe_and_a_bom_are_read(tmp_path):
         os.close(r)
     assert proc.returncode == 0, proc.stderr
     assert rows(tmp_path / "p.csv") == rows(ref)
-
-
-@pytest.mark.parametrize("make", [
-    lambda tmp: results_csv(tmp, f"1,{DEAL0},false,,5,0.25,lost"),
-    lambda tmp: parquet_results(tmp, None),
-], ids=["csv", "parquet"])
-def test_stats_reads_a_pipe_as_the_regular_file(tmp_path, make):
-    """``pyramid stats <(cat r.csv)``: a ``/dev/fd/N`` pipe, read once, with no suffix to tell
-    its format; the bytes read to tell it are not lost."""
-    path = make(tmp_path)
-    plain = run_pyramid(["stats", path, "--json"])
-    assert plain.returncode == 0, plain.stderr
-    r, w = os.pipe()
-    writer = threading.Thread(target=lambda: (os.write(w, path.read_bytes()), os.close(w)))
-    writer.start()
-    try:
-        proc = subprocess.run([*PYRAMID, "stats", f"/dev/fd/{r}", "--json"], pass_fds=(r,),
-                              capture_output=True, text=True, timeout=120)
-    finally:
-        os.close(r)
-        writer.join(timeout=10)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == json.loads(plain.stdout)
 
 
 def test_force_replaces_a_finished_file(tmp_path):
