@@ -186,6 +186,34 @@ def test_closed_stdin_is_one_clean_line(case, tmp_path):
     assert tree(tmp_path) == set() and proc.stdout == ""
 
 
+HTML_CASES = {
+    "solve, write-protected": (["solve", "--seed", "1", "--html", "p.html"], "write-protected"),
+    "check, write-protected": (["check", "--seed", "1", "--solution", "draw", "--html", "p.html"],
+                               "write-protected"),
+    "hint, write-protected": (["hint", "--seed", "1", "--html", "p.html"], "write-protected"),
+    "analyse, write-protected": (["analyse", "--seed", "1", "--html", "p.html"],
+                                 "write-protected"),
+    "solve, -": (["solve", "--seed", "1", "--html", "-"], "needs a file name"),
+    "check, -": (["check", "--seed", "1", "--solution", "draw", "--html", "-"],
+                 "needs a file name"),
+    "hint, -": (["hint", "--seed", "1", "--html", "-"], "needs a file name"),
+}
+"""``--html`` pages that must not be written: a write-protected page (mode 0444; root may write
+it, but a user who protected it does not want it replaced) and ``-`` (a file named ``-``)."""
+
+
+@pytest.mark.parametrize("case", sorted(HTML_CASES))
+def test_an_html_page_that_must_not_be_written_is_refused(case, tmp_path):
+    args, mentions = HTML_CASES[case]
+    page = tmp_path / "p.html"
+    page.write_text("an older page")
+    page.chmod(0o444)
+    before = tree(tmp_path)
+    assert_clean_failure(run_pyramid(args, cwd=tmp_path), 2, ("--html", mentions))
+    assert tree(tmp_path) == before and page.read_text() == "an older page"
+    assert page.stat().st_mode & 0o777 == 0o444
+
+
 @pytest.mark.parametrize("case", sorted(OPTION_CASES))
 def test_bad_option_is_one_clean_line(case):
     args, mentions = OPTION_CASES[case]
