@@ -13,7 +13,10 @@ The frame (``PyramidGroup.main``) gives every way a run can end one clean answer
   (``EXIT_BROKEN_PIPE``, what a shell reports for a program ended by SIGPIPE);
 - an unexpected error: one line naming the exception, exit 70 (``EXIT_INTERNAL``); stdout or a
   file that could not be written (a full disk): one line, exit 74 (``EXIT_IO``). Set
-  ``PYRAMID_DEBUG=1`` to see the traceback instead.
+  ``PYRAMID_DEBUG=1`` to see the traceback instead;
+- stdout closed (``pyramid solve --seed 1 >&-``): refused before the command runs, one line,
+  exit 74 (``EXIT_IO``): every command's results go to stdout, and a file the command opened
+  would otherwise take its descriptor.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ EXIT_BROKEN_PIPE = 141
 """The reader of stdout closed the pipe: 128 + SIGPIPE, as a shell reports it."""
 DEBUG_ENV = "PYRAMID_DEBUG"
 """Set this environment variable to 1 to get a traceback instead of the one-line error."""
+STDOUT_CLOSED = "Error: cannot write the results: stdout is closed"
+"""The line for a run started with stdout closed (Python then sets ``sys.stdout`` to None)."""
 MAX_MESSAGE_CHARS = 160
 """An unexpected exception's message is cut to this many characters in its one-line report."""
 
@@ -269,6 +274,9 @@ class PyramidGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        if sys.stdout is None:  # click.echo would drop every line without a word
+            click.echo(STDOUT_CLOSED, err=True)
+            sys.exit(EXIT_IO)
         try:
             try:
                 rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)

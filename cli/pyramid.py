@@ -141,27 +141,6 @@ def engines_loading():
         raise OutOfMemory("out of memory while loading the solver, before any search") from None
 
 
-def load_deals(seed: int | None, deal_text: str | None,
-               deal_file: str | None) -> list[tuple[dict, object]]:
-    """``(ident, deal)`` pairs for the deal options, exactly one of which must be given.
-
-    ``ident`` names the deal as the JSON output does: ``{"seed": n}``, ``{"line": n}`` (a line of
-    the deal file) or ``{}`` (``--deal`` text).
-    """
-    check_deal_options(seed, deal_text, deal_file)
-    from solver.pyramid.deals import deal_from_seed, parse_deal
-
-    if seed is not None:
-        return [({"seed": seed}, deal_from_seed(seed))]
-    if deal_text is not None:
-        with input_errors("bad --deal: "):
-            return [({}, parse_deal(deal_text))]
-    from solver.pyramid.sources import DealFile
-
-    with input_errors():
-        return [({"line": lineno}, deal) for lineno, deal in DealFile(deal_file).deals()]
-
-
 def open_deals(seed: int | None, deal_text: str | None,
                deal_file: str | None) -> Iterator[tuple[dict, object]]:
     """``(ident, deal)`` pairs for the deal options, read as they are needed (``solve``).
@@ -174,7 +153,7 @@ def open_deals(seed: int | None, deal_text: str | None,
     """
     check_deal_options(seed, deal_text, deal_file)
     if deal_file is None:
-        return iter(load_deals(seed, deal_text, deal_file))
+        return iter([load_one_deal(seed, deal_text)])
     from solver.pyramid.sources import DealFile
 
     source = DealFile(deal_file)
@@ -204,12 +183,28 @@ def check_deal_options(seed: int | None, deal_text: str | None, deal_file: str |
         raise InputError("give exactly one of --seed N, --deal TEXT or --deal-file PATH")
 
 
-def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None):
-    """``(ident, deal)`` of the single deal named by the deal options."""
-    deals = load_deals(seed, deal_text, deal_file)
-    if len(deals) != 1:
-        raise InputError(f"this command takes one deal, the file holds {len(deals)}")
-    return deals[0]
+def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None,
+                  need: str = "this command takes one deal") -> tuple[dict, object]:
+    """``(ident, deal)`` of the single deal named by the deal options, exactly one of which must
+    be given; a deal file of more than one is refused at its second deal, read no further (an
+    ``InputError`` starting with ``need``).
+
+    ``ident`` names the deal as the JSON output does: ``{"seed": n}``, ``{"line": n}`` (a line of
+    the deal file) or ``{}`` (``--deal`` text).
+    """
+    check_deal_options(seed, deal_text, deal_file)
+    from solver.pyramid.deals import deal_from_seed, parse_deal
+
+    if seed is not None:
+        return {"seed": seed}, deal_from_seed(seed)
+    if deal_text is not None:
+        with input_errors("bad --deal: "):
+            return {}, parse_deal(deal_text)
+    from solver.pyramid.sources import DealFile
+
+    with input_errors():
+        lineno, deal = DealFile(deal_file).only_deal(need)
+    return {"line": lineno}, deal
 
 
 def deal_title(ident: dict) -> str:
@@ -336,10 +331,8 @@ def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, afte
             deals = open_deals(seed, deal_text, deal_file)
             positions = None
         else:
-            listed = load_deals(seed, deal_text, deal_file)
-            if len(listed) != 1:
-                option = "--after" if after is not None else "--html"
-                raise InputError(f"{option} needs a single deal, the file holds {len(listed)}")
+            option = "--after" if after is not None else "--html"
+            listed = [load_one_deal(seed, deal_text, deal_file, f"{option} needs a single deal")]
             deals = iter(listed)
             positions = position_after(listed[0][1], rules, after)
         check_html_path(html_path)

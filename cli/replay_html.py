@@ -3,7 +3,8 @@
 The page itself is ``solver.pyramid.html_replay``; this module only chooses its title, verdict,
 notes and line from what a command found, checks the file name before any search and writes the
 page. A name that cannot be written (a directory, a folder that does not exist or cannot be
-written, a full disk) is one line on stderr and exit 2, as for ``batch --out``. Light to import:
+written, a full disk) is one line on stderr and exit 2, as for ``batch --out``; so are ``-`` and
+a write-protected page. Light to import:
 click and ``cli.common``; the engines load when a function runs.
 """
 
@@ -28,17 +29,23 @@ def html_option(f):
     return click.option(OPTION, "html_path", default=None, metavar="FILE",
                         help="Also write the deal and its line of play as one self-contained "
                              "HTML page (no network): step through it with Next/Previous, the "
-                             "arrow keys or a slider; FILE#step=N opens move N.")(f)
+                             "arrow keys or a slider; FILE#step=N opens move N. FILE is a file "
+                             "name ('-' is refused: stdout carries the usual output); a "
+                             "replaced page keeps its permissions, a write-protected one is "
+                             "refused.")(f)
 
 
 def check_html_path(path: str | None) -> None:
-    """Refuse (``InputError``) a ``--html`` file name that cannot be written, before any search
-    (``solver.batch.io.check_writable``, the check of ``batch --out``)."""
+    """Refuse (``InputError``) a ``--html`` file name that must not or cannot be written, before
+    any search: ``-`` and a write-protected page (``solver.pyramid.html_replay.check_page_path``),
+    then what ``batch --out`` refuses (``solver.batch.io.check_writable``)."""
     if path is None:
         return
     from solver.batch.io import check_writable
+    from solver.pyramid.html_replay import check_page_path
 
     with input_errors():
+        check_page_path(path, OPTION)
         check_writable(path, OPTION)
 
 

@@ -68,9 +68,23 @@ TARGETS = (*PYRAMID_COMMANDS, *GAMES)
 ALL = "all"
 
 
+class Target(click.Choice):
+    """A command to warm: one of ``TARGETS`` or ``all``, in any case; a game may also be named by
+    one of its older spellings (``oldmaid``: the registry's ``solver.games.ALIASES``, accepted
+    wherever a game is named), which completion and the error do not list."""
+
+    def __init__(self) -> None:
+        super().__init__((*TARGETS, ALL), case_sensitive=False)
+
+    def convert(self, value, param, ctx):
+        from solver.games import ALIASES
+
+        return super().convert(ALIASES.get(str(value).lower(), value), param, ctx)
+
+
 @cli.command()
 @click.argument("commands", nargs=-1, metavar="[COMMAND]...",
-                type=click.Choice((*TARGETS, ALL), case_sensitive=False))
+                type=Target())
 @quiet_option
 @json_option
 def warmup(commands: tuple[str, ...], quiet: bool, as_json: bool) -> None:

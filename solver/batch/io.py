@@ -122,16 +122,18 @@ def check_writable(path: str, option: str) -> None:
     os.unlink(probe)
 
 
-def results_format(path: str, fmt: str | None) -> str:
-    """The format of an existing results file: ``fmt``, else by its suffix, else by its content
-    (Parquet files start with ``PAR1``)."""
+def results_format(path: str, fmt: str | None) -> str | None:
+    """The format of an existing results file: ``fmt``, else by its suffix; None when only its
+    content can tell (``content_format``)."""
     if fmt is not None:
         return check_format(fmt)
-    implied = SUFFIXES.get(os.path.splitext(path)[1].lower())
-    if implied is not None:
-        return implied
-    with open(path, "rb") as f:
-        return "parquet" if f.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC else "csv"
+    return SUFFIXES.get(os.path.splitext(path)[1].lower())
+
+
+def content_format(head: bytes) -> str:
+    """The format of a results file whose first ``len(PARQUET_MAGIC)`` bytes are ``head``:
+    Parquet files start with ``PAR1``, anything else is read as CSV."""
+    return "parquet" if head == PARQUET_MAGIC else "csv"
 
 
 def require_pyarrow():

@@ -24,7 +24,7 @@ import numpy as np
 from solver.batch.analysis import ANALYSIS_COLUMNS, CLEARED_OF, NO_VALUE, AnalysisColumns, \
     loss_reason_kinds
 from solver.batch.io import WINNABLE_TEXT
-from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
+from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
 NEWLINE, COMMA, QUOTE, CR, DOT, ZERO, NUL = b"\n", b",", b'"', b"\r", b".", b"0", b"\0"
 MAX_DIGITS = 18
@@ -196,9 +196,12 @@ def csv_block(chunk: bytes, header: list[str], id_column: str,
         if analysis is None:
             return None
     value, places = ms
+    ms = value / POW10[places].astype(np.float64)
+    if (ms > MAX_MS).any():
+        return None
     return {"ids": ids[0], "deal": Deals(chunk.decode("ascii"), d_starts, d_starts + d_lens),
             "outcome": outcome.astype(np.int8), "moves": moves, "states": states[0],
-            "ms": value / POW10[places].astype(np.float64),
+            "ms": ms,
             "reason": reason.astype(np.int8) if with_reason else None, "analysis": analysis}
 
 
@@ -342,7 +345,7 @@ def parquet_block(batch, id_column: str) -> dict | None:
         return None
     moves_given = col["moves"].is_valid().to_numpy(zero_copy_only=False)
     moves = col["moves"].fill_null(NO_MOVES).to_numpy().astype(np.int64)
-    if (ids < 0).any() or (states < 0).any() or not (np.isfinite(ms).all() and (ms >= 0).all()) \
+    if (ids < 0).any() or (states < 0).any() or not ((ms >= 0) & (ms <= MAX_MS)).all() \
             or (moves[moves_given] < 0).any() \
             or (outcome[moves_given] != WON).any():
         return None

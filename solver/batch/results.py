@@ -17,13 +17,15 @@ from typing import Iterator
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
-from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, WINNABLE_TEXT, clip, require_pyarrow, \
-    results_format
+from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, PARQUET_MAGIC, WINNABLE_TEXT, clip, \
+    content_format, parquet_schema, require_pyarrow, results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
-from solver.batch.summary import NO_MOVES, OUTCOME_NAMES, REASON_NAMES
+from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 
 READ_BYTES = 1 << 22
 """Bytes of a results CSV read at a time."""
+MAX_INTEGER = int(np.iinfo(np.int64).max)
+"""The largest whole number of a results file (seeds, line numbers, moves and states are int64)."""
 
 
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
@@ -37,18 +39,33 @@ def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple
     the outcome), a missing or extra field raise a ``ValueError`` naming the file and the line
     (CSV) or row (Parquet); so do rows of one file whose ``max_cleared_of`` differ (one run has
     one goal). So does a missing file, a directory, or a file that is not a batch results table.
+
+    The file is opened once and read once from its start, so that one that can be read only once
+    (a FIFO, a shell's ``<(...)`` pipe) is read as a regular file is: the bytes read to tell its
+    format by its content are handed back to the reader, and a Parquet file that cannot seek is
+    read into memory first (Parquet's index is at its end).
     """
     if not os.path.lexists(path):
         raise ValueError(f"{path}: no such file")
     if os.path.isdir(path):
         raise ValueError(f"{path} is a directory, not a results file")
     try:
-        fmt = results_format(path, fmt)
-        if fmt == "parquet":
-            id_column, blocks = _open_parquet(path, block)
-            return id_column, _one_goal(blocks, path, "row", 1)
-        id_column, blocks = _open_csv(path, block)
-        return id_column, _one_goal(blocks, path, "line", 2)
+        f = open(path, "rb")  # noqa: SIM115 (closed by the blocks' generator, or below)
+        try:
+            fmt = results_format(path, fmt)
+            head = b""
+            if fmt is None:
+                head = f.read(len(PARQUET_MAGIC))
+                fmt = content_format(head)
+            if fmt == "parquet":
+                id_column, blocks = _open_parquet(path, f, head, block)
+                return id_column, _one_goal(blocks, path, "row", 1)
+            stream = io.BufferedReader(_Prefixed(head, f)) if head else f
+            id_column, blocks = _open_csv(path, stream, block)
+            return id_column, _one_goal(blocks, path, "line", 2)
+        except BaseException:
+            f.close()
+            raise
     except OSError as e:
         raise ValueError(f"cannot read {path}: {e.strerror or e}") from None
 
@@ -76,18 +93,24 @@ def _one_goal(blocks, path: str, unit: str, first: int):
         yield b
 
 
-def _open_parquet(path: str, block: int):
+def _open_parquet(path: str, f, head: bytes, block: int):
+    """A Parquet results file ``path``, open as ``f`` with ``head`` read from it already: read by
+    its path when it can seek, else (a pipe) all of it into memory; ``f`` is closed."""
     pa, pq = require_pyarrow()
+    with f:
+        source = path if f.seekable() else pa.BufferReader(head + f.read())
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(source)
     except (pa.ArrowException, OSError) as e:  # pyarrow's errors for a file that is not Parquet
         raise ValueError(f"{path} is not a Parquet file ({clip(e, quote=False)})") from None
     id_column = _check_columns(path, pf.schema_arrow.names)
+    _check_types(path, pf.schema_arrow, id_column)
     return id_column, _parquet_blocks(pf, id_column, block, path, pa.ArrowException)
 
 
-def _open_csv(path: str, block: int):
-    f = open(path, "rb")  # noqa: SIM115 (closed by the blocks' generator, or below)
+def _open_csv(path: str, f, block: int):
+    """A results CSV ``path`` read from the binary stream ``f`` (closed by the blocks'
+    generator, or on a refusal)."""
     try:
         first = f.readline()
         if not first:
@@ -115,6 +138,22 @@ def _check_columns(path: str, names) -> str:
         raise ValueError(f"{path} has some analysis columns but not all: missing "
                          f"{', '.join(c for c in ANALYSIS_COLUMNS if c not in names)}")
     return ids[0]
+
+
+def _check_types(path: str, schema, id_column: str) -> None:
+    """Refuse a Parquet column whose Arrow type is not of its kind in the results schema
+    (``solver.batch.io.parquet_schema``): a whole number of any width, a bool, a float, a string
+    (or large string); a column of nulls only (type null) is left to the row checks."""
+    pa, _ = require_pyarrow()
+    expected = parquet_schema(id_column, analysed(schema.names))
+    kinds = (pa.types.is_integer, pa.types.is_boolean, pa.types.is_floating,
+             lambda t: pa.types.is_string(t) or pa.types.is_large_string(t))
+    for field in schema:
+        want = expected.field(field.name).type
+        kind = next(k for k in kinds if k(want))
+        if not (kind(field.type) or pa.types.is_null(field.type)):
+            raise ValueError(f"{path}: column {field.name} is {clip(field.type, quote=False)}; "
+                             f"it must be {want}")
 
 
 def analysed(names) -> bool:
@@ -145,7 +184,9 @@ def _integer(name: str, value) -> int:
         except (TypeError, ValueError):
             raise BadRow(f"{name} {clip(value)} is not an integer") from None
     if number < 0:
-        raise BadRow(f"{name} {number} is negative")
+        raise BadRow(f"{name} {clip(number, quote=False)} is negative")
+    if number > MAX_INTEGER:
+        raise BadRow(f"{name} {clip(number, quote=False)} is too large (at most 2**63-1)")
     return number
 
 
@@ -173,8 +214,8 @@ def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
         ms = float(ms)
     except (TypeError, ValueError):
         raise BadRow(f"ms {clip(ms)} is not a number") from None
-    if not (math.isfinite(ms) and ms >= 0):
-        raise BadRow(f"ms {ms} is not a time")
+    if not (math.isfinite(ms) and 0 <= ms <= MAX_MS):
+        raise BadRow(f"ms {ms} is not a time (0 .. {MAX_MS:.0f})")
     if reason is _NO_COLUMN:
         why = -1
     elif outcome == "unknown":
@@ -275,6 +316,10 @@ class _Prefixed(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def close(self) -> None:
+        self.f.close()
+        super().close()
 
     def readinto(self, b) -> int:
         if self.prefix:

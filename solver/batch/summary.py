@@ -26,8 +26,19 @@ the limit that left a deal ``unknown`` (``states``, ``timeout``, ``memory``, ...
 NO_MOVES = -1
 """``moves`` of a deal without a minimum move count (not solved for it, or not won)."""
 NS_PER_MS = 1_000_000
+MAX_MS = float(np.iinfo(np.int64).max // NS_PER_MS)
+"""The longest time a results row may give (about 292 years): its nanoseconds, which the summary
+adds up, must fit an int64."""
 SLOWEST = 10
 """How many of the slowest deals a summary keeps."""
+
+
+def exact_sum(values) -> int:
+    """The exact sum of non-negative int64 ``values`` (numpy's own sum wraps round past 2**63):
+    the high and the low 32 bits are summed apart, each sum within an int64 for up to 2**31
+    values (a block of rows holds far fewer)."""
+    values = np.asarray(values, dtype=np.int64)
+    return (int((values >> 32).sum()) << 32) + int((values & 0xFFFFFFFF).sum())
 
 
 class Summary:
@@ -75,10 +86,10 @@ class Summary:
         for v, c in zip(vals.tolist(), counts.tolist()):
             self.moves[v] += c
         states = np.asarray(states)
-        self.states_total += int(states.sum())
+        self.states_total += exact_sum(states)
         self.states_max = max(self.states_max, int(states.max()))
         ms = np.asarray(ms, dtype=np.float64)
-        self.ns_total += int(np.rint(ms * NS_PER_MS).astype(np.int64).sum())
+        self.ns_total += exact_sum(np.rint(ms * NS_PER_MS).astype(np.int64))
         k = min(self.top, len(ms))
         for i in np.argsort(-ms, kind="stable")[:k].tolist():
             row = {self.id_column: int(ids[i]), "ms": float(ms[i]), "states": int(states[i]),

@@ -17,13 +17,16 @@ line shows up in review as a change of that file.
 from __future__ import annotations
 
 import contextlib
+import errno
 import html
 import json
 import os
+import stat
 from dataclasses import dataclass
 from importlib import resources
 
 from solver.core.cards import KING, card_rank, format_card
+from solver.core.text import shorten_path
 from solver.pyramid.blunder import packed_position
 from solver.pyramid.explain import explain_steps, step_note
 from solver.pyramid.layout import COVER_MASK, PYRAMID_CARDS
@@ -175,23 +178,60 @@ def embedded_data(text: str) -> dict:
     return json.loads(body)
 
 
+STDOUT_NAME = "-"
+"""The name that means stdout elsewhere: refused for a page (it would be a file named ``-``)."""
+WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+"""An existing page without any of these permission bits is write-protected: refused, even for
+root (whom ``os.access`` lets write anything)."""
+
+
+def check_page_path(path: str, option: str) -> None:
+    """Refuse (``ValueError`` naming ``option``) a page name that must not be written: ``-``
+    (the page needs a file name: stdout carries the command's own output) and an existing file
+    without any write permission bit (``chmod a-w``)."""
+    if path == STDOUT_NAME:
+        raise ValueError(f"{option} needs a file name for the page, not '-' (the page is not "
+                         f"written to stdout)")
+    protected = write_protected(os.path.realpath(path))
+    if protected is not None:
+        raise ValueError(f"{option} {shorten_path(path)} is write-protected (mode "
+                         f"{protected:04o}); make it writable or name another file")
+
+
+def write_protected(path: str) -> int | None:
+    """The permission bits of ``path`` if it is a regular file without any write bit, else
+    None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    mode = stat.S_IMODE(st.st_mode)
+    return mode if stat.S_ISREG(st.st_mode) and not mode & WRITE_BITS else None
+
+
 def write_html(path: str, text: str) -> None:
     """Write the page ``text`` to ``path`` (``OSError`` when it cannot be written).
 
     A regular file (or a new one) is written beside itself and renamed over, so that a failed
-    write (a full disk) leaves no half page and an older page stays whole; anything else that
-    exists already (``/dev/stdout``, a FIFO) is written in place. A symbolic link is followed:
-    its target is written, the link stays."""
+    write (a full disk) leaves no half page and an older page stays whole; the page replacing
+    one keeps its permission bits, and a write-protected page is not replaced
+    (``PermissionError``). Anything else that exists already (``/dev/stdout``, a FIFO) is
+    written in place. A symbolic link is followed: its target is written, the link stays."""
     data = text.encode("utf-8")
     path = os.path.realpath(path)
     if os.path.exists(path) and not os.path.isfile(path):
         with open(path, "wb") as f:
             f.write(data)
         return
+    if write_protected(path) is not None:
+        raise PermissionError(errno.EACCES, "it is write-protected", path)
+    mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.isfile(path) else None
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         with open(tmp, "wb") as f:
             f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

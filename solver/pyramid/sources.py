@@ -14,10 +14,10 @@ then refused when it is reached.
 
 The text is UTF-8 (a byte-order mark at its start is skipped); line numbers count every line,
 blank ones included, so that they match an editor's. Every refusal is a ``ValueError`` naming the
-file (and the line, where there is one): a file that does not exist, a directory, one that cannot
-be opened (permission denied, a socket), binary data or UTF-16 (NUL bytes), other encodings
-(not UTF-8, the first bad byte shown), a line too long for a deal, a malformed deal, a file with
-no deal at all.
+file (and the line, where there is one): a file that does not exist, a directory, stdin closed
+(``<&-``), one that cannot be opened (permission denied, a socket), binary data or UTF-16 (NUL
+bytes), other encodings (not UTF-8, the first bad byte shown), a line too long for a deal, a
+malformed deal, a file with no deal at all.
 """
 
 from __future__ import annotations
@@ -163,6 +163,7 @@ class DealFile:
     def check(self) -> None:
         """Refuse a path that cannot be a deal file, without reading it (a pipe reads once)."""
         if self.path == STDIN:
+            self.stdin()
             return
         self.check_path()
         if not os.path.lexists(self.path):
@@ -183,7 +184,7 @@ class DealFile:
     def _open(self):
         """The file in binary mode, as a context manager (stdin's buffer for ``-``, left open)."""
         if self.path == STDIN:
-            return contextlib.nullcontext(sys.stdin.buffer)
+            return contextlib.nullcontext(self.stdin())
         self.check_path()
         try:
             return open(self.path, "rb")  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
@@ -193,6 +194,13 @@ class DealFile:
             raise self.cannot_read("it is a directory") from None
         except OSError as e:
             raise self.cannot_read(e.strerror or str(e)) from None
+
+    def stdin(self):
+        """Standard input's binary buffer; a ``ValueError`` when stdin is closed (``<&-``: Python
+        then sets ``sys.stdin`` to None)."""
+        if sys.stdin is None:
+            raise self.cannot_read("stdin is closed")
+        return sys.stdin.buffer
 
     def cannot_read(self, why: str) -> ValueError:
         """The error for a file that cannot be opened or read, saying ``why``."""
@@ -262,6 +270,22 @@ class DealFile:
             return parse_deal(text)
         except ValueError as e:
             raise ValueError(f"{self.name} {line_error(lineno, str(e))}") from None
+
+    def only_deal(self, need: str) -> tuple[int, np.ndarray]:
+        """``(line number, deal)`` of a file that holds a single deal. A file of more is refused
+        at its second deal, read no further (a file of a million deals is not read through): a
+        ``ValueError`` that starts with ``need`` (what takes a single deal) and names the lines
+        of the first two."""
+        deals = self.deals()
+        try:
+            first = next(deals)
+            second = next(deals, None)
+        finally:
+            deals.close()
+        if second is not None:
+            raise ValueError(f"{need}: {self.name} holds more than one (deals on lines "
+                             f"{first[0]} and {second[0]})")
+        return first
 
     def no_deal(self) -> str:
         """The message for a file without a deal."""

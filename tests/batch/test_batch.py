@@ -12,7 +12,7 @@ from solver.batch.quick import csv_block, parquet_block
 from solver.batch.results import read_results
 from solver.batch.run import run_batch, summarise_file
 from solver.batch.sources import LineSource, SeedSource, lines_digest, parse_seed_range
-from solver.batch.summary import Summary, _median, summary_text
+from solver.batch.summary import MAX_MS, NS_PER_MS, Summary, _median, summary_text
 from solver.batch.work import ChunkTask, solve_chunk
 from solver.pyramid.deals import parse_deal
 from solver.pyramid.sources import DealFile, parse_lines
@@ -388,6 +388,18 @@ def test_workers_load_every_kernel_before_timing():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_summary_totals_are_exact_past_int64():
+    """Two rows of the largest states and time a results row may hold: the totals are exact
+    (numpy's int64 sum would wrap round to a negative number)."""
+    big = np.iinfo(np.int64).max
+    s = Summary()
+    s.add(np.arange(2), lambda i: "", np.ones(2, np.int8), np.full(2, -1), np.full(2, big),
+          np.full(2, MAX_MS))
+    d = s.to_dict()
+    assert d["states"]["total"] == 2 * big and d["states"]["max"] == big
+    assert s.ns_total == 2 * int(np.rint(MAX_MS * NS_PER_MS)) > big
 
 
 def test_summary_of_no_rows_has_null_figures(tmp_path):

@@ -91,14 +91,16 @@ def silent_server(tmp: Path, hold: ExitStack) -> list:
     return ["batch", "--seeds", "0:10", "--scheduler", address, "-q", "-o", tmp / "r.csv"]
 
 
-def parquet_results(tmp: Path, keep_bytes: int | None) -> Path:
-    """A real Parquet results file, cut to ``keep_bytes`` bytes (a damaged file)."""
+def parquet_results(tmp: Path, keep_bytes: int | None, seed: int = 0) -> Path:
+    """A real Parquet results file, cut to ``keep_bytes`` bytes (a damaged file); ``seed`` (in a
+    uint64 column) the seed of its row."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     p = tmp / "r.parquet"
-    table = pa.table({"seed": [0], "deal": [DEAL0], "winnable": [True], "moves": [None],
-                      "states": [17], "ms": [0.012], "outcome": ["won"]})
+    seeds = pa.array([seed], pa.uint64() if seed >> 63 else pa.int64())
+    table = pa.table({"seed": seeds, "deal": [DEAL0], "winnable": [True],
+                      "moves": [None], "states": [17], "ms": [0.012], "outcome": ["won"]})
     pq.write_table(table, p)
     if keep_bytes is not None:
         p.write_bytes(p.read_bytes()[:keep_bytes])
@@ -238,6 +240,24 @@ CASES = [
     ("stats-unknown-without-reason",
      stats_of(lambda tmp: write(tmp, "n.csv", f"{HEADER},reason\n1,{DEAL0},,,5,0.1,unknown,\n")),
      INPUT, ("n.csv line 2", "reason")),
+    ("stats-seed-2**64",
+     stats_of(lambda tmp: results_csv(tmp, f"{2**64},{DEAL0},true,,5,0.1,won")), INPUT,
+     ("r.csv line 3", "seed", "too large")),
+    ("stats-states-2**63",
+     stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},true,,{2**63},1,won")), INPUT,
+     ("r.csv line 3", "states", "too large")),
+    ("stats-moves-10**20",
+     stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},true,{10**20},5,0.1,won")), INPUT,
+     ("r.csv line 3", "moves", "too large")),
+    ("stats-ms-of-3000-years",
+     stats_of(lambda tmp: results_csv(tmp, f"1,{DEAL0},true,,5,{10**14},won")), INPUT,
+     ("r.csv line 3", "ms")),
+    ("stats-line-2**64", stats_of(lambda tmp: write(tmp, "l.csv", f"line{HEADER[4:]}\n{2**64},"
+                                                             f"{DEAL0},true,,5,0.1,won\n")),
+     INPUT, ("l.csv line 2", "line", "too large")),
+    ("stats-parquet-uint64-seed",
+     stats_of(lambda tmp: parquet_results(tmp, None, seed=2**64 - 1)), INPUT,
+     ("r.parquet row 1", "seed", "too large")),
     ("stats-10MB-field", stats_of(lambda tmp: results_csv(tmp, "y" * HUGE)), INPUT,
      "r.csv line 3"),
     ("stats-10MB-outcome",

@@ -32,7 +32,7 @@ from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.rules import Rules
 from solver.pyramid.winnable import Outcome, SolveResult, Workspace, solve_winnable
-from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid
+from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid, tree
 
 DEAL1 = format_deal(deal_from_seed(1))
 DEAL2 = format_deal(deal_from_seed(2))
@@ -72,6 +72,7 @@ DEAL_FILES = {
     "bad.txt": f"{DEAL1}\n\nAc Zz\n".encode(),
     "huge.txt": b"x" * HUGE + b"\n",
     "two.txt": f"{DEAL1}\n{DEAL2}\n".encode(),
+    "many.txt": f"{DEAL1}\n\n{DEAL2}\nZz\n".encode() + b"\0" * HUGE,
 }
 """Deal files the table refers to as ``{dir}/NAME`` (written to the test's own folder)."""
 
@@ -91,6 +92,19 @@ DEAL_FILE_CASES = {
     "check of 2 deals": (["check", "--deal-file", "{dir}/two.txt", "--solution", "draw"],
                          "one deal"),
 }
+MANY = ("many.txt holds more than one", "lines 1 and 3")
+"""What a single-deal command says of many.txt: read up to its second deal, never to its bad
+line 4 and the 10 MB of NUL bytes after it."""
+DEAL_FILE_CASES.update({
+    "hint stops at the 2nd deal": (["hint", "--deal-file", "{dir}/many.txt"], MANY),
+    "check stops at the 2nd deal": (["check", "--deal-file", "{dir}/many.txt", "--solution",
+                                     "draw"], MANY),
+    "analyse stops at the 2nd deal": (["analyse", "--deal-file", "{dir}/many.txt"], MANY),
+    "solve --after stops at the 2nd deal": (["solve", "--deal-file", "{dir}/many.txt", "--after",
+                                             "draw"], ("--after", *MANY)),
+    "solve --html stops at the 2nd deal": (["solve", "--deal-file", "{dir}/many.txt", "--html",
+                                            "{dir}/p.html"], ("--html", *MANY)),
+})
 
 
 OPTION_CASES = {
@@ -118,6 +132,86 @@ OPTION_CASES = {
     "show with no deal": (["show"], "--seed"),
     "show with both": (["show", "--seed", "2", "--deal", "Ac"], "not both"),
 }
+
+
+STDOUT_CLOSED_CASES = {
+    "solve": ["solve", "--seed", "32"],
+    "check": ["check", "--seed", "1", "--solution", "draw"],
+    "hint": ["hint", "--seed", "1"],
+    "show": ["show", "--seed", "1"],
+    "analyse": ["analyse", "--seed", "1"],
+    "stats": ["stats", "{dir}/r.csv"],
+    "batch --json": ["batch", "--seeds", "0:3", "--json", "-q", "-o", "{dir}/out.csv"],
+    "simulate old-maid": ["simulate", "old-maid", "--games", "10"],
+}
+"""Commands run with stdout closed (``>&-``): each refuses with one line, exit 74."""
+
+
+def close_stdout() -> None:
+    """``preexec_fn`` of a child started as ``pyramid ... >&-``."""
+    os.close(1)
+
+
+@pytest.mark.parametrize("case", sorted(STDOUT_CLOSED_CASES))
+def test_closed_stdout_is_one_clean_line(case, tmp_path):
+    write(tmp_path, "r.csv", f"seed,deal,winnable,moves,states,ms,outcome\n0,{DEAL1},true,,17,"
+                             f"0.012,won\n".encode())
+    before = tree(tmp_path)
+    args = [a.format(dir=tmp_path) for a in STDOUT_CLOSED_CASES[case]]
+    proc = run_pyramid(args, cwd=tmp_path, preexec_fn=close_stdout)
+    assert_clean_failure(proc, 74, "stdout is closed")
+    assert tree(tmp_path) == before
+
+
+STDIN_CLOSED_CASES = {
+    "solve": ["solve", "--deal-file", "-"],
+    "solve --after": ["solve", "--deal-file", "-", "--after", "draw"],
+    "hint": ["hint", "--deal-file", "-"],
+    "check": ["check", "--deal-file", "-", "--solution", "draw"],
+    "analyse": ["analyse", "--deal-file", "-"],
+    "batch": ["batch", "--deal-file", "-", "-q", "-o", "r.csv"],
+}
+"""Commands reading their deals from stdin, run with stdin closed (``<&-``): exit 2."""
+
+
+def close_stdin() -> None:
+    """``preexec_fn`` of a child started as ``pyramid ... <&-``."""
+    os.close(0)
+
+
+@pytest.mark.parametrize("case", sorted(STDIN_CLOSED_CASES))
+def test_closed_stdin_is_one_clean_line(case, tmp_path):
+    proc = run_pyramid(STDIN_CLOSED_CASES[case], cwd=tmp_path, preexec_fn=close_stdin)
+    assert_clean_failure(proc, 2, "stdin is closed")
+    assert tree(tmp_path) == set() and proc.stdout == ""
+
+
+HTML_CASES = {
+    "solve, write-protected": (["solve", "--seed", "1", "--html", "p.html"], "write-protected"),
+    "check, write-protected": (["check", "--seed", "1", "--solution", "draw", "--html", "p.html"],
+                               "write-protected"),
+    "hint, write-protected": (["hint", "--seed", "1", "--html", "p.html"], "write-protected"),
+    "analyse, write-protected": (["analyse", "--seed", "1", "--html", "p.html"],
+                                 "write-protected"),
+    "solve, -": (["solve", "--seed", "1", "--html", "-"], "needs a file name"),
+    "check, -": (["check", "--seed", "1", "--solution", "draw", "--html", "-"],
+                 "needs a file name"),
+    "hint, -": (["hint", "--seed", "1", "--html", "-"], "needs a file name"),
+}
+"""``--html`` pages that must not be written: a write-protected page (mode 0444; root may write
+it, but a user who protected it does not want it replaced) and ``-`` (a file named ``-``)."""
+
+
+@pytest.mark.parametrize("case", sorted(HTML_CASES))
+def test_an_html_page_that_must_not_be_written_is_refused(case, tmp_path):
+    args, mentions = HTML_CASES[case]
+    page = tmp_path / "p.html"
+    page.write_text("an older page")
+    page.chmod(0o444)
+    before = tree(tmp_path)
+    assert_clean_failure(run_pyramid(args, cwd=tmp_path), 2, ("--html", mentions))
+    assert tree(tmp_path) == before and page.read_text() == "an older page"
+    assert page.stat().st_mode & 0o777 == 0o444
 
 
 @pytest.mark.parametrize("case", sorted(OPTION_CASES))

@@ -19,6 +19,7 @@ import json
 import os
 import random
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -294,6 +295,18 @@ def test_write_html_keeps_an_older_page_whole_and_follows_links(tmp_path, monkey
         write_html(str(page), "a page that does not fit")
     assert page.read_text() == "newer page"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "page.html"]
+
+
+def test_write_html_keeps_the_permission_bits_of_the_page_it_replaces(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text("older page")
+    page.chmod(0o640)
+    write_html(str(page), "newer page")
+    assert page.read_text() == "newer page" and stat.S_IMODE(page.stat().st_mode) == 0o640
+    page.chmod(0o444)
+    with pytest.raises(PermissionError):  # write-protected: refused even for root
+        write_html(str(page), "newest page")
+    assert page.read_text() == "newer page" and stat.S_IMODE(page.stat().st_mode) == 0o444
 
 
 def test_several_deals_are_refused_with_html(tmp_path):

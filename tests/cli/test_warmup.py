@@ -19,11 +19,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 import cli.warmup as warmup_cmd
 from cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_IO, cli
 from solver.core.compiling import run_logged
+from solver.games import ALIASES
 from tests.faults import PYRAMID, assert_clean_failure, error_lines, interruptible, run_pyramid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +90,15 @@ def test_a_cold_run_does_compile(tmp_path):
 def test_an_unknown_command_is_refused():
     line = assert_clean_failure(run_pyramid(["warmup", "solv"], timeout=60), 2, "solv")
     assert "solve" in line
+
+
+@pytest.mark.parametrize("alias", sorted(ALIASES))
+def test_a_game_is_warmed_by_any_name_the_registry_accepts(alias):
+    """``pyramid warmup oldmaid``: the older spellings (in any case) name their game, as in
+    ``simulate`` and ``show``."""
+    proc = run_pyramid(["warmup", alias.upper(), "--json"])
+    assert proc.returncode == 0, proc.stderr
+    assert [r["command"] for r in json.loads(proc.stdout)["commands"]] == [ALIASES[alias]]
 
 
 def test_an_unwritable_cache_directory_is_one_line_and_exit_74(tmp_path):
