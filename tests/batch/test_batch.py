@@ -277,7 +277,11 @@ def test_a_bad_parquet_row_in_a_later_batch_is_named_by_its_row(tmp_path):
         list(blocks)
     pq.write_table(table.cast(pa.schema([(f.name, pa.string() if f.name == "ms" else f.type)
                                          for f in table.schema])), out)
-    assert summarise_file(str(out)) == good  # ms as text: checked row by row, same figures
+    with pytest.raises(ValueError, match="r.parquet: column ms is string; it must be double"):
+        summarise_file(str(out))  # a column of another type is named before any row is read
+    pq.write_table(table.cast(pa.schema([(f.name, pa.int32() if f.name == "states" else f.type)
+                                         for f in table.schema])), out)
+    assert summarise_file(str(out)) == good  # an integer of another width: the same figures
 
 
 ODD_FIELDS = [  # (column, value): unusual or bad values for one row of a results CSV
