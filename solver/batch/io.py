@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
@@ -39,6 +40,7 @@ from solver.batch.csv_kernel import FRACTION_DIGITS, INT_CHARS, fill_rows, name_
 from solver.batch.summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
 from solver.core.cards import format_card
 from solver.core.extras import install_hint
+from solver.core.validate import check_not_protected
 from solver.pyramid.layout import DECK_CARDS
 
 if TYPE_CHECKING:
@@ -103,13 +105,14 @@ def output_format(path: str, fmt: str | None) -> str:
 
 
 def check_writable(path: str, option: str) -> None:
-    """Refuse a file name ``path`` (given with ``option``) that cannot be created: empty, a
-    directory, in a folder that does not exist or cannot be written. A probe file is created
+    """Refuse a file name ``path`` (given with ``option``) that cannot or must not be written:
+    empty, a directory, an existing write-protected file, in a folder that does not exist or cannot be written. A probe file is created
     beside it and removed at once (the only sure test: root passes ``os.access`` anywhere)."""
     if not path:
         raise ValueError(f"{option} must name a file, not ''")
     if os.path.isdir(path):
         raise ValueError(f"{option} {clip(path)} is a directory; name a file in it")
+    check_not_protected(path, option)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"{option} {clip(path)}: the folder {clip(folder)} does not exist")
@@ -240,6 +243,8 @@ def write_atomic(path: str, write, check=None) -> None:
             os.fsync(f.fileno())
         if check is not None:
             check(tmp)
+        if os.path.isfile(path):  # a file replaced (--force) keeps its permission bits
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
         os.replace(tmp, path)
     except OSError as e:
         if e.filename is None:  # a failed write() names no file: name the one being written

@@ -7,7 +7,36 @@ numpy integer but not a ``bool`` (``True`` is an ``int`` to Python, never a coun
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
+
+from solver.core.text import shorten_path
+
+WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
+"""An existing output file without any of these permission bits is write-protected: refused,
+even for root (whom ``os.access`` lets write anything)."""
+
+
+def write_protected(path: str) -> int | None:
+    """The permission bits of ``path`` (a link followed) if it is a regular file without any
+    write bit, else None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    mode = stat.S_IMODE(st.st_mode)
+    return mode if stat.S_ISREG(st.st_mode) and not mode & WRITE_BITS else None
+
+
+def check_not_protected(path: str, option: str) -> None:
+    """Refuse (``ValueError`` naming ``option``) an output file that exists write-protected
+    (``chmod a-w``): it is not to be replaced, whoever runs the command."""
+    protected = write_protected(path)
+    if protected is not None:
+        raise ValueError(f"{option} {shorten_path(path)} is write-protected (mode "
+                         f"{protected:04o}); make it writable or name another file")
 
 
 def is_int(value: object) -> bool:

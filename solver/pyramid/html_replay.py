@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from solver.core.cards import KING, card_rank, format_card
-from solver.core.text import shorten_path
+from solver.core.validate import write_protected
 from solver.pyramid.blunder import packed_position
 from solver.pyramid.explain import explain_steps, step_note
 from solver.pyramid.layout import COVER_MASK, PYRAMID_CARDS
@@ -180,33 +180,13 @@ def embedded_data(text: str) -> dict:
 
 STDOUT_NAME = "-"
 """The name that means stdout elsewhere: refused for a page (it would be a file named ``-``)."""
-WRITE_BITS = stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH
-"""An existing page without any of these permission bits is write-protected: refused, even for
-root (whom ``os.access`` lets write anything)."""
-
-
 def check_page_path(path: str, option: str) -> None:
-    """Refuse (``ValueError`` naming ``option``) a page name that must not be written: ``-``
-    (the page needs a file name: stdout carries the command's own output) and an existing file
-    without any write permission bit (``chmod a-w``)."""
+    """Refuse (``ValueError`` naming ``option``) ``-`` as a page name: the page needs a file
+    name, stdout carries the command's own output. (A write-protected page is refused with every
+    other output file that must not be written: ``solver.core.validate.check_not_protected``.)"""
     if path == STDOUT_NAME:
         raise ValueError(f"{option} needs a file name for the page, not '-' (the page is not "
                          f"written to stdout)")
-    protected = write_protected(os.path.realpath(path))
-    if protected is not None:
-        raise ValueError(f"{option} {shorten_path(path)} is write-protected (mode "
-                         f"{protected:04o}); make it writable or name another file")
-
-
-def write_protected(path: str) -> int | None:
-    """The permission bits of ``path`` if it is a regular file without any write bit, else
-    None."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    mode = stat.S_IMODE(st.st_mode)
-    return mode if stat.S_ISREG(st.st_mode) and not mode & WRITE_BITS else None
 
 
 def write_html(path: str, text: str) -> None:

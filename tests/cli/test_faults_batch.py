@@ -107,6 +107,13 @@ def parquet_results(tmp: Path, keep_bytes: int | None, seed: int = 0) -> Path:
     return p
 
 
+def protected(tmp: Path, name: str) -> Path:
+    """An existing file without write permission bits (``chmod a-w``): never to be replaced."""
+    p = write(tmp, name, "keep me")
+    p.chmod(0o444)
+    return p
+
+
 def batch(*args):
     return lambda tmp, hold: ["batch", *args, "-q"]
 
@@ -136,6 +143,12 @@ CASES = [
     ("out-exists-without-force",
      lambda tmp, hold: ["batch", "--seeds", "0:10", "-o", write(tmp, "r.csv", "old"), "-q"],
      INPUT, "--force"),
+    ("out-write-protected-with-force", lambda tmp, hold: [
+        "batch", "--seeds", "0:10", "--force", "-q", "-o", protected(tmp, "r.csv")], INPUT,
+     ("--out", "write-protected")),
+    ("stats-plot-write-protected", lambda tmp, hold: [
+        "stats", results_csv(tmp), "--plot", protected(tmp, "p.png")], INPUT,
+     ("--plot", "write-protected")),
     ("out-unknown-suffix", batch_out("--seeds", "0:10", out="r.xlsx"), INPUT, ("--out", ".xlsx")),
     ("format-contradicts-suffix", batch_out("--seeds", "0:10", "--format", "csv",
                                             out="r.parquet"), INPUT, "--format"),
