@@ -52,7 +52,7 @@ def check_html_path(path: str | None) -> None:
 def write_page(path: str, page) -> None:
     """Write the ``ReplayPage`` to ``path``; a write that fails (a full disk) is an
     ``InputError`` naming the file."""
-    from solver.batch.io import clip
+    from solver.core.text import clip
     from solver.pyramid.html_replay import page_data, render_html, write_html
 
     text = render_html(page_data(page))

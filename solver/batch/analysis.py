@@ -222,7 +222,7 @@ def _rate(name: str, value) -> float:
 
 
 def _short(value) -> str:
-    from solver.batch.io import clip
+    from solver.core.text import clip
 
     return clip(value)
 

@@ -16,7 +16,7 @@ import sys
 import uuid
 from typing import Iterable, Iterator
 
-from solver.batch.io import clip
+from solver.core.text import clip
 from solver.batch.work import ChunkResult, ChunkTask, solve_chunk
 from solver.core.extras import install_hint
 

@@ -22,7 +22,8 @@ With ``--analyse`` six more columns follow: ``solver.batch.analysis.ANALYSIS_COL
 ``random_win_rate``, ``greedy_win_rate``), described there.
 
 Every error raised for a bad input is a ``ValueError`` whose message names the file and line (or
-the option) and never echoes more than ``ECHO_CHARS`` characters of the bad text.
+the option) and never echoes more than ``solver.core.text.ECHO_CHARS`` characters of the bad
+text (``clip``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from solver.batch.csv_kernel import FRACTION_DIGITS, INT_CHARS, fill_rows, name_
 from solver.batch.summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
 from solver.core.cards import format_card
 from solver.core.extras import install_hint
+from solver.core.text import clip
 from solver.core.validate import check_not_protected
 from solver.pyramid.layout import DECK_CARDS
 
@@ -55,24 +57,11 @@ SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 """The output file suffixes and the format each one means."""
 PARQUET_MAGIC = b"PAR1"
 """The first four bytes of every Parquet file."""
-ECHO_CHARS = 80
-"""At most this many characters of a bad token or line are echoed in an error message."""
-
 _CARD_TEXT = np.array([[ord(ch) for ch in format_card(c)] for c in range(DECK_CARDS)],
                       dtype=np.uint8).view(np.uint16).ravel()
 """``_CARD_TEXT[c]``: the two characters of card ``c`` as one uint16 (every Pyramid card is 2
 characters)."""
 _DEAL_CHARS = 3 * DECK_CARDS - 1
-
-
-def clip(text, limit: int = ECHO_CHARS, quote: bool = True) -> str:
-    """``text`` (quoted with ``repr`` unless ``quote`` is false) cut to about ``limit``
-    characters (ending "…"), for error messages: a bad token may be megabytes long."""
-    text = str(text) if quote else " ".join(str(text).split())  # one line, whatever it held
-    show = repr if quote else str
-    if len(text) > limit:
-        return show(text[:limit]) + f"… ({len(text)} characters)"
-    return show(text)
 
 
 # --------------------------------------------------------------------------- output formats

@@ -20,15 +20,14 @@ import re
 import shutil
 from typing import Callable, Iterator
 
-from solver.batch.io import (assemble, clip, csv_header, parquet_schema, write_part,
-                             write_text_atomic)
+from solver.batch.io import assemble, csv_header, parquet_schema, write_part, write_text_atomic
 from solver.batch.plan import (MANIFEST, MANIFEST_VERSION, BatchFailed, BatchInterrupted,
                                BatchPlan, fault_message)
 from solver.batch.summary import NS_PER_MS, Summary
 from solver.batch.verify import (Planned, csv_output_problem, ids_digest, parquet_output_problem,
                                  part_problem)
 from solver.batch.work import ChunkResult
-from solver.core.text import shorten_path
+from solver.core.text import clip, shorten_path
 from solver.pyramid.deals import format_deal
 
 Notice = Callable[[str], None]

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 from solver.batch.analysis import ANALYSE_CHUNK, DEFAULT_PLAYOUTS, check_playouts
 from solver.batch.cluster import SchedulerLost
-from solver.batch.io import check_writable, clip, output_format, require_pyarrow
+from solver.batch.io import check_writable, output_format, require_pyarrow
 from solver.batch.sources import LineSource, SeedSource
 from solver.batch.work import ChunkTask
 from solver.core.runner import WorkerDied
+from solver.core.text import clip
 from solver.pyramid.rules import Rules
 
 MANIFEST_VERSION = 3

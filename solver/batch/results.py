@@ -2,7 +2,7 @@
 
 The schema is ``solver.batch.io``'s. Every error raised for a bad file is a ``ValueError`` whose
 message names the file and the line (CSV) or row (Parquet) and never echoes more than
-``solver.batch.io.ECHO_CHARS`` characters of the bad text.
+``solver.core.text.ECHO_CHARS`` characters of the bad text.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from typing import Iterator
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
-from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, PARQUET_MAGIC, WINNABLE_TEXT, clip, \
+from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, PARQUET_MAGIC, WINNABLE_TEXT, \
     content_format, parquet_schema, require_pyarrow, results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
 from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
+from solver.core.text import clip
 
 READ_BYTES = 1 << 22
 """Bytes of a results CSV read at a time."""

@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 
-from solver.batch.io import clip
+from solver.core.text import clip
 from solver.core.rng import MAX_SEED
 from solver.pyramid.sources import DealFile
 

@@ -7,6 +7,8 @@ MAX_QUOTED = 40
 MAX_PATH = 80
 """Characters of a file name shown in an error message (a long one loses its start)."""
 ELLIPSIS = "…"
+ECHO_CHARS = 80
+"""At most this many characters of a bad token or line are echoed by ``clip``."""
 
 
 def shorten(text: str, limit: int = MAX_QUOTED) -> str:
@@ -29,3 +31,13 @@ def shorten_path(path: str, limit: int = MAX_PATH) -> str:
 def quoted(text: str, limit: int = MAX_QUOTED) -> str:
     """``repr`` of ``text`` shortened to ``limit`` characters: how an error names a bad token."""
     return repr(shorten(text, limit))
+
+
+def clip(text, limit: int = ECHO_CHARS, quote: bool = True) -> str:
+    """``text`` (quoted with ``repr`` unless ``quote`` is false) cut to about ``limit``
+    characters (ending "…"), for error messages: a bad token may be megabytes long."""
+    text = str(text) if quote else " ".join(str(text).split())  # one line, whatever it held
+    show = repr if quote else str
+    if len(text) > limit:
+        return show(text[:limit]) + f"… ({len(text)} characters)"
+    return show(text)
