@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from solver.pyramid.deals import deal_from_seed, format_deal
-from tests.faults import (PYRAMID, assert_clean_failure, error_lines, interruptible, run_pyramid,
-                          tree)
+from tests.faults import (LOADER_LIMITS_KB, PYRAMID, address_space_kb, assert_clean_failure,
+                          error_lines, interruptible, run_pyramid, tree)
 
 INPUT, FAULT = 2, 1
 """The exit codes of ``pyramid batch``: bad input, and a fault that stopped the run."""
@@ -374,12 +374,14 @@ def test_a_bad_line_ends_the_run_cleanly_while_stdin_is_still_open(tmp_path):
 
 @pytest.mark.slow
 def test_a_long_stream_with_a_bad_line_never_aborts(tmp_path):
-    """Issue 30's run, many times: 30,000 good lines then a bad one, the stream still open."""
-    deals = "".join(format_deal(deal_from_seed(s)) + "\n" for s in range(30_000))
+    """Issue 30's run, many times: 30,000 good lines, a bad one, and the stream goes on (the
+    bad line's chunk is complete, the next one on its way)."""
+    deals = ["".join(format_deal(deal_from_seed(s)) + "\n" for s in seeds)
+             for seeds in (range(30_000), range(30_001, 40_000))]
     for k in range(STILL_OPEN_RUNS):
         out = tmp_path / f"r{k}.csv"
         proc = run_with_stdin_open(["batch", "--deal-file", "-", "--chunk", "10000", "-j", "2",
-                                    "-q", "-o", out], deals + "garbage\n")
+                                    "-q", "-o", out], deals[0] + "garbage\n" + deals[1])
         assert_clean_failure(proc, INPUT, "line 30001")
         shutil.rmtree(f"{out}.parts", ignore_errors=True)  # the 3 finished chunks
 
@@ -502,6 +504,17 @@ def test_a_deal_out_of_memory_is_unknown_and_the_run_finishes(tmp_path):
     assert summary["outcomes"] == {"won": 0, "lost": 0, "unknown": 1}
     assert summary["unknown_reasons"] == {"memory": 1}
     assert out.read_text().splitlines()[1].endswith(",unknown,memory")
+
+
+@pytest.mark.parametrize("limit_kb", LOADER_LIMITS_KB)
+@pytest.mark.parametrize("extra", [[], ["--analyse"], ["--optimal"]],
+                         ids=["plain", "analyse", "optimal"])
+def test_too_little_memory_to_load_is_a_fault_about_memory(tmp_path, extra, limit_kb):
+    proc = run_pyramid(["batch", "--seeds", "0:100", *extra, "-q", "-o", tmp_path / "r.csv"],
+                       preexec_fn=address_space_kb(limit_kb))
+    line = assert_clean_failure(proc, FAULT, "out of memory")
+    assert "nothing is kept" in line
+    assert tree(tmp_path) == set()
 
 
 @pytest.mark.parametrize("name,data", [
