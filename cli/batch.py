@@ -2,8 +2,8 @@
 local or on a Dask cluster) and ``pyramid stats`` (summarise such a file).
 
 Exit codes of ``batch``: 0 done; 1 a fault stopped the run (disk full, the Dask scheduler lost,
-out of memory, a worker killed, the output in use by another run: the finished chunks are kept
-and ``--resume`` continues); 2 bad input or options (nothing is scored, nothing left behind);
+out of memory, also while loading, a worker killed, the output in use by another run: the
+finished chunks are kept and ``--resume`` continues); 2 bad input or options (nothing is scored, nothing left behind);
 130 Ctrl-C (the finished chunks are kept). ``stats``: 0, or 2 for a file it cannot summarise.
 
 This module is imported for ``pyramid --help``, so it imports no solver module (numba) at the
@@ -12,6 +12,7 @@ top: the commands import what they need when they run.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -34,6 +35,22 @@ def _source(seeds: str | None, deal_file: str | None):
         with input_errors("bad --seeds: "):
             return parse_seed_range(seeds)
     return LineSource(deal_file)
+
+
+@contextlib.contextmanager
+def _memory_is_a_fault():
+    """Memory running out while the engines load and the run is planned, before any deal is
+    scored, is a fault of the run as it is later (exit 1), not an unknown answer (the frame's 3)."""
+    from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
+
+    try:
+        yield
+    except Exception as e:  # noqa: BLE001 - only memory running out is answered here
+        if not out_of_memory(e):
+            raise
+        click.echo(f"Error: {out_of_memory_text(e)} while loading: {MORE_MEMORY}; no deal was "
+                   f"scored and nothing is kept", err=True)
+        sys.exit(EXIT_FAILED)
 
 
 def _describe_source(source) -> str:
@@ -86,14 +103,15 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
     same command with --resume to score only what is missing. Exit codes: 0 done, 1 a fault
     stopped the run (finished chunks kept, --resume continues), 2 bad input, 130 interrupted.
     """
-    from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
-    from solver.batch.run import run_batch
-    from solver.batch.summary import summary_text
+    with _memory_is_a_fault():
+        from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
+        from solver.batch.run import run_batch
+        from solver.batch.summary import summary_text
 
-    source = _source(seeds, deal_file)
-    with input_errors():
-        plan = plan_batch(source, out, rules, fmt, optimal, max_states, timeout, chunk, force,
-                          analyse, playouts)
+        source = _source(seeds, deal_file)
+        with input_errors():
+            plan = plan_batch(source, out, rules, fmt, optimal, max_states, timeout, chunk,
+                              force, analyse, playouts)
     try:
         with input_errors():
             summary = run_batch(plan, jobs=jobs, resume=resume, progress=not quiet,

@@ -11,6 +11,8 @@ The frame (``PyramidGroup.main``) gives every way a run can end one clean answer
 - Ctrl-C: ``Interrupted.`` on stderr, exit 130 (``EXIT_INTERRUPTED``);
 - the reader of stdout went away (``pyramid ... | head``): nothing more is written, exit 141
   (``EXIT_BROKEN_PIPE``, what a shell reports for a program ended by SIGPIPE);
+- memory running out (wherever: ``solver.core.memory.out_of_memory``): one line, exit 3
+  (``EXIT_OUT_OF_MEMORY``; ``batch`` says what is kept and exits 1);
 - an unexpected error: one line naming the exception, exit 70 (``EXIT_INTERNAL``); stdout or a
   file that could not be written (a full disk): one line, exit 74 (``EXIT_IO``). Set
   ``PYRAMID_DEBUG=1`` to see the traceback instead;
@@ -26,6 +28,7 @@ import errno
 import importlib
 import os
 import sys
+import warnings
 from functools import partial
 from typing import Callable
 
@@ -35,6 +38,7 @@ from cli import analyse as analyse_cmd
 from cli import pyramid
 from cli.common import SEED, color_option
 from solver.core.extras import DISTRIBUTION
+from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
 
 EXIT_USAGE = 2
 """Bad input: a usage error or a value the command refuses."""
@@ -44,12 +48,18 @@ EXIT_IO = 74
 """An output could not be written (full disk, ...): sysexits' EX_IOERR."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C: 128 + SIGINT, as a shell reports it."""
+EXIT_OUT_OF_MEMORY = pyramid.EXIT_UNKNOWN
+"""Memory ran out (the search of solve, hint, check or analyse stopped by it exits so too): the
+answer is unknown. ``batch`` exits 1 instead, its fault (the finished chunks kept)."""
 EXIT_BROKEN_PIPE = 141
 """The reader of stdout closed the pipe: 128 + SIGPIPE, as a shell reports it."""
 DEBUG_ENV = "PYRAMID_DEBUG"
 """Set this environment variable to 1 to get a traceback instead of the one-line error."""
 STDOUT_CLOSED = "Error: cannot write the results: stdout is closed"
 """The line for a run started with stdout closed (Python then sets ``sys.stdout`` to None)."""
+TQDM_NO_MONITOR = "tqdm:disabling monitor support"
+"""The start of the warning tqdm gives when its monitor thread cannot start (memory running
+out): ignored, the bars work without it."""
 MAX_MESSAGE_CHARS = 160
 """An unexpected exception's message is cut to this many characters in its one-line report."""
 
@@ -261,6 +271,9 @@ class PyramidGroup(click.Group):
             return EXIT_BROKEN_PIPE
         if debug_enabled():
             raise e
+        if out_of_memory(e):  # before OSError: a library that could not be loaded for it
+            click.echo(f"Error: {out_of_memory_text(e)}: {MORE_MEMORY}", err=True)
+            return EXIT_OUT_OF_MEMORY
         if isinstance(e, OSError):
             where = f" ({e.filename})" if e.filename else ""
             click.echo(f"Error: input/output failed{where}: {one_line(e.strerror or e)}",
@@ -277,6 +290,8 @@ class PyramidGroup(click.Group):
         if sys.stdout is None:  # click.echo would drop every line without a word
             click.echo(STDOUT_CLOSED, err=True)
             sys.exit(EXIT_IO)
+        # A progress bar's helper thread that cannot start (memory running out) is no error.
+        warnings.filterwarnings("ignore", message=TQDM_NO_MONITOR)
         try:
             try:
                 rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)

@@ -131,14 +131,20 @@ def after_option(f):
 def engines_loading():
     """Around importing the engines and loading their kernels: when numba has to compile them
     (its cache is cold), say so once on stderr, so that the first run does not look hung. Memory
-    running out meanwhile is ``OutOfMemory``, exit 3."""
-    from solver.core.compiling import compile_notice
+    running out meanwhile (a library that cannot be loaded for it included:
+    ``solver.core.memory.out_of_memory``) is ``OutOfMemory``, exit 3."""
+    from solver.core.memory import MORE_MEMORY, out_of_memory
 
     try:
+        from solver.core.compiling import compile_notice
+
         with compile_notice(COMPILE_NOTICE):
             yield
-    except MemoryError:
-        raise OutOfMemory("out of memory while loading the solver, before any search") from None
+    except Exception as e:  # noqa: BLE001 - only memory running out is answered here
+        if not out_of_memory(e):
+            raise
+        raise OutOfMemory(f"out of memory while loading the solver, before any search: "
+                          f"{MORE_MEMORY}") from None
 
 
 def open_deals(seed: int | None, deal_text: str | None,

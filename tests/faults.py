@@ -9,6 +9,7 @@ left behind on disk.
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -23,6 +24,20 @@ def interruptible() -> None:
     ignored, every process inherits that, and Python then leaves SIGINT ignored: without this the
     Ctrl-C tests of such a run would see a command that never stops."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+LOADER_LIMITS_KB = (200_000, 250_000, 300_000)
+"""Address-space limits (``ulimit -v``, KiB) too small for numba's LLVM library to be mapped:
+llvmlite then raises "OSError: Could not find/load shared object file", which is memory running
+out, not an input/output error (it was exit 74)."""
+
+
+def address_space_kb(limit_kb: int):
+    """A ``preexec_fn`` that limits the child's address space to ``limit_kb`` KiB."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_kb * 1024, limit_kb * 1024))
+
+    return limit
 
 
 MAX_ERROR_CHARS = 300

@@ -13,6 +13,7 @@ from solver.batch.cluster import SchedulerLost
 from solver.batch.io import check_writable, output_format, require_pyarrow
 from solver.batch.sources import LineSource, SeedSource
 from solver.batch.work import ChunkTask
+from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
 from solver.core.runner import WorkerDied
 from solver.core.text import clip
 from solver.pyramid.rules import Rules
@@ -149,11 +150,13 @@ def check_output(out: str, force: bool = False) -> None:
 
 def fault_message(e: BaseException, parts: str) -> str | None:
     """What stopped the run, for a fault (not bad input, not a bug); ``None`` otherwise. A file
-    of the ``parts`` directory is named by its base name (the message names the directory)."""
+    of the ``parts`` directory is named by its base name (the message names the directory).
+    Memory running out is said so, wherever it ran out (``solver.core.memory.out_of_memory``:
+    a library that could not be loaded for it is no input/output error)."""
+    if out_of_memory(e):
+        return f"{out_of_memory_text(e)}: {MORE_MEMORY}, or use fewer --jobs"
     if isinstance(e, (SchedulerLost, WorkerDied)):
         return str(e)
-    if isinstance(e, MemoryError):
-        return "out of memory"
     if isinstance(e, OSError):
         name = e.filename
         if name and os.path.dirname(os.path.abspath(name)) == os.path.abspath(parts):

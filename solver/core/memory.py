@@ -14,10 +14,18 @@ take ``budget_bytes()``: that figure less a safety margin (``SAFETY_FRACTION`` o
 ``SAFETY_BYTES`` more), kept for Python, the result and whatever else the process still needs.
 Reading the figures costs some tens of microseconds, so the searches ask only when they are about
 to allocate (at the start of a search and when a table grows), never per position.
+
+Memory runs out in more ways than a ``MemoryError``: under an address-space limit the dynamic
+loader cannot map a library (numba's llvmlite then raises ``OSError: Could not find/load shared
+object file 'libllvmlite.so'``, the loader's "failed to map segment" as its context), and LLVM
+reports "LLVM ERROR: out of memory" on stderr and aborts the process. ``out_of_memory(e)`` tells
+all of them from a real input/output error; ``says_out_of_memory(text)`` reads a dead worker
+process's stderr.
 """
 
 from __future__ import annotations
 
+import errno
 import resource
 import time
 from pathlib import Path
@@ -29,6 +37,17 @@ SAFETY_FRACTION = 0.1
 """And this share of what is available on top (other processes may allocate meanwhile)."""
 UNLIMITED = 1 << 62
 """The figure returned when no limit applies or none could be read."""
+
+OUT_OF_MEMORY = "out of memory"
+"""How an error line names memory running out (``out_of_memory_text``)."""
+MORE_MEMORY = "allow it more memory (ulimit -v, a container's limit) or free some"
+"""What to do about it, in the error line."""
+OUT_OF_MEMORY_WORDS = ("out of memory", "MemoryError", "Cannot allocate memory",
+                       "allocation failed", "Allocation failed", "failed to map segment",
+                       "cannot map zero-fill pages", "std::bad_alloc")
+"""Text that says memory ran out: Python's and LLVM's words (``Buffer allocation failed``),
+numba's, ``strerror(ENOMEM)``, the dynamic loader's when it cannot map a library, C++'s failed
+allocation."""
 
 PROC_STATUS = Path("/proc/self/status")
 PROC_MEMINFO = Path("/proc/meminfo")
@@ -106,3 +125,42 @@ def fits(nbytes: int) -> bool:
     if nbytes < 0:
         raise ValueError(f"nbytes must be >= 0, not {nbytes}")
     return nbytes <= budget_bytes()
+
+
+def says_out_of_memory(text: str) -> bool:
+    """Whether ``text`` (an error message, a process's stderr) says memory ran out."""
+    return any(word in text for word in OUT_OF_MEMORY_WORDS)
+
+
+def out_of_memory(e: BaseException | None) -> bool:
+    """Whether memory running out is behind ``e`` or an exception it was raised from: a
+    ``MemoryError``, an ``OSError`` of ``ENOMEM``, or an ``OSError``/``ImportError`` whose message
+    says so (a library the loader could not map). Other exceptions' messages are not read: they
+    may quote the user's input."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, MemoryError):
+            return True
+        if isinstance(e, (OSError, ImportError)) and (
+                getattr(e, "errno", None) == errno.ENOMEM or says_out_of_memory(str(e))):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def out_of_memory_text(e: BaseException) -> str:
+    """How an error line names the memory running out behind ``e``: ``out of memory``, or the
+    message of an exception that starts so and says where (``out of memory in a worker process
+    (LLVM ERROR: out of memory)``)."""
+    text = str(e)
+    return text if text.startswith(OUT_OF_MEMORY) else OUT_OF_MEMORY
+
+
+def as_memory_error(e: BaseException) -> BaseException:
+    """``e``, or a ``MemoryError`` saying what ``e`` said when memory running out is behind it
+    (``out_of_memory``): what a worker process sends back, since its chain of causes, which tells
+    a library that could not be mapped from a missing one, is lost on the way."""
+    if isinstance(e, MemoryError) or not out_of_memory(e):
+        return e
+    return MemoryError(f"{type(e).__name__}: {e}")

@@ -12,6 +12,12 @@ game order: the same seed gives the same records whatever ``jobs`` is.
 its chunks on it too): a bounded number of tasks in flight, results as they finish or in order,
 Ctrl-C or an error ends the workers at once, and a worker killed by a signal (the out-of-memory
 killer) raises ``WorkerDied`` instead of leaving its task unanswered for ever.
+
+A worker's own stderr (file descriptor 2, where C libraries write) goes to a file of its own,
+never to the terminal: a worker dying of memory (LLVM says "LLVM ERROR: out of memory" and aborts)
+raises ``WorkerOutOfMemory`` with what it said, instead of printing lines of noise before the
+error. A task's exception comes back pickled, as it is (a ``MemoryError`` when memory running
+out is behind it: ``solver.core.memory.as_memory_error``).
 """
 
 from __future__ import annotations
@@ -22,11 +28,13 @@ from multiprocessing.connection import wait as wait_for_any
 import os
 import signal
 import sys
+import tempfile
 import threading
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
+from solver.core.memory import as_memory_error, says_out_of_memory
 from solver.core.validate import check_int
 
 ChunkFn = Callable[[int, int, int, dict], dict]
@@ -41,6 +49,9 @@ time, and this bounds the finished chunks held back while an earlier one (in tas
 still running, so memory stays bounded and Ctrl-C has little to throw away."""
 PR_SET_PDEATHSIG = 1
 """Linux ``prctl`` option: the signal a process gets when its parent dies."""
+STDERR_FD = 2
+STDERR_TAIL_BYTES = 4096
+"""How much of a dead worker's stderr is read, from its end, to say why it died."""
 
 
 def default_jobs() -> int:
@@ -71,11 +82,21 @@ class WorkerDied(RuntimeError):
     killer); the task it was running would never finish."""
 
 
-def _start_worker(close_fds: tuple, initializer: Callable | None, initargs: tuple) -> None:
-    """Every pool worker's initializer: it leaves Ctrl-C to the parent (which cancels the queued
-    tasks and ends the workers), dies with the parent (Linux) rather than linger, closes the
-    inherited file descriptors ``close_fds`` (a forked worker must not keep, say, the parent's
-    lock alive), then runs ``initializer(*initargs)``."""
+class WorkerOutOfMemory(WorkerDied, MemoryError):
+    """A worker process died of memory running out, as its stderr said (LLVM aborts the process
+    on "LLVM ERROR: out of memory"): a ``MemoryError`` too."""
+
+
+def _start_worker(stderr_fd: int | None, close_fds: tuple, initializer: Callable | None,
+                  initargs: tuple) -> None:
+    """Every pool worker's initializer: it writes its stderr to ``stderr_fd`` (the parent reads
+    it if the worker dies), leaves Ctrl-C to the parent (which cancels the queued tasks and ends
+    the workers), dies with the parent (Linux) rather than linger, closes the inherited file
+    descriptors ``close_fds`` (a forked worker must not keep, say, the parent's lock alive),
+    then runs ``initializer(*initargs)``."""
+    if stderr_fd is not None:
+        os.dup2(stderr_fd, STDERR_FD)
+        os.close(stderr_fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for fd in close_fds:
         with contextlib.suppress(OSError):
@@ -130,12 +151,12 @@ def _run_inline(fn: Callable, tasks: Iterable[tuple]) -> Iterator:
         check_interrupt()
 
 
-def _worker_loop(conn, fn: Callable, close_fds: tuple, initializer: Callable | None,
-                 initargs: tuple) -> None:
+def _worker_loop(conn, fn: Callable, stderr_fd: int | None, close_fds: tuple,
+                 initializer: Callable | None, initargs: tuple) -> None:
     """A pool worker: set up (``_start_worker``), then answer ``(k, args)`` messages on its own
     pipe with ``(k, True, fn(*args))`` or ``(k, False, exception)`` until told to stop (``None``)
     or the pipe closes."""
-    _start_worker(close_fds, initializer, initargs)
+    _start_worker(stderr_fd, close_fds, initializer, initargs)
     while True:
         try:
             msg = conn.recv()
@@ -147,21 +168,50 @@ def _worker_loop(conn, fn: Callable, close_fds: tuple, initializer: Callable | N
         try:
             reply = (k, True, fn(*args))
         except Exception as e:  # noqa: BLE001 - handed to the parent, which raises it
-            reply = (k, False, e)
+            reply = (k, False, as_memory_error(e))
         try:
             conn.send(reply)
         except Exception as e:  # noqa: BLE001 - an unpicklable result or exception
-            conn.send((k, False, RuntimeError(f"a task's result could not be sent back: "
-                                              f"{type(e).__name__}: {e}")))
+            failed = as_memory_error(e)
+            conn.send((k, False, failed if isinstance(failed, MemoryError) else RuntimeError(
+                f"a task's result could not be sent back: {type(e).__name__}: {e}")))
 
 
-def _died(process) -> WorkerDied:
-    """The ``WorkerDied`` error for a worker ``process`` that ended while running a task."""
+def _died(process, stderr) -> WorkerDied:
+    """The ``WorkerDied`` error for a worker ``process`` that ended while running a task (a
+    ``WorkerOutOfMemory`` when ``stderr``, the file of its stderr, says memory ran out)."""
     process.join(timeout=1)
     code = process.exitcode
     how = (f"killed by {signal.Signals(-code).name}" if code is not None and code < 0
            else f"exit code {code}")
-    return WorkerDied(f"a worker process died ({how}; the system may have run out of memory)")
+    said = _last_words(stderr)
+    memory = [line for line in said if says_out_of_memory(line)]
+    if memory:
+        return WorkerOutOfMemory(f"out of memory in a worker process ({memory[0]})")
+    return WorkerDied(f"a worker process died ({how}; "
+                      f"{said[-1] if said else 'the system may have run out of memory'})")
+
+
+def _stderr_file():
+    """A new anonymous file for a worker's stderr; ``None`` when none can be made (the worker's
+    stderr is then left as it is)."""
+    try:
+        return tempfile.TemporaryFile()
+    except OSError:
+        return None
+
+
+def _last_words(stderr) -> list[str]:
+    """The non-empty lines at the end of what a dead worker wrote on its stderr (``stderr``: its
+    file, or ``None``), ``STDERR_TAIL_BYTES`` at most."""
+    if stderr is None:
+        return []
+    try:
+        size = os.fstat(stderr.fileno()).st_size
+        text = os.pread(stderr.fileno(), STDERR_TAIL_BYTES, max(0, size - STDERR_TAIL_BYTES))
+    except OSError:
+        return []
+    return [line.strip() for line in text.decode("utf-8", "replace").splitlines() if line.strip()]
 
 
 def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, close_fds: tuple,
@@ -174,7 +224,7 @@ def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, cl
     and its death is seen at once through its sentinel."""
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
     ctx = mp.get_context(method)
-    procs, conns = [], []
+    procs, conns, stderrs = [], [], []
     tasks = iter(tasks)
     ready: dict[int, object] = {}
     busy: dict[int, int] = {}  # worker -> the task it runs
@@ -183,9 +233,12 @@ def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, cl
     try:
         for _ in range(jobs):
             mine, theirs = ctx.Pipe(duplex=True)
+            forked = method == "fork"  # a spawned worker inherits no file but its pipe
+            stderr = _stderr_file() if forked else None
+            stderrs.append(stderr)
             p = ctx.Process(target=_worker_loop, daemon=True,
-                            args=(theirs, fn, close_fds if method == "fork" else (), initializer,
-                                  initargs))
+                            args=(theirs, fn, None if stderr is None else stderr.fileno(),
+                                  close_fds if forked else (), initializer, initargs))
             p.start()
             theirs.close()
             procs.append(p)
@@ -202,7 +255,7 @@ def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, cl
                 try:
                     conns[w].send((submitted, args))
                 except OSError:  # it died while idle
-                    failure = failure or _died(procs[w])
+                    failure = failure or _died(procs[w], stderrs[w])
                     more = False
                     break
                 busy[w] = submitted
@@ -231,7 +284,7 @@ def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, cl
                     # Its task is lost; the others' running tasks still finish and are handed
                     # on (finished work is never dropped), then the error is raised.
                     del busy[w]
-                    failure = failure or _died(procs[w])
+                    failure = failure or _died(procs[w], stderrs[w])
                     more = False
             while ready:
                 k = yielded if ordered else next(iter(ready))
@@ -253,6 +306,9 @@ def _run_pool(fn: Callable, tasks: Iterable[tuple], jobs: int, ordered: bool, cl
             p.join()
         for conn in conns:
             conn.close()
+        for stderr in stderrs:
+            if stderr is not None:
+                stderr.close()
 
 
 def run_tasks(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, *, ordered: bool = False,
@@ -267,8 +323,10 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, *, ordered: b
     Ctrl-C, die with this process (Linux), close the inherited file descriptors ``close_fds``
     (when forked) and then run ``initializer(*initargs)``.
 
-    A task's exception is raised here as it is. A worker that dies (killed by a signal, as the
-    out-of-memory killer does) raises ``WorkerDied`` at once. On Ctrl-C,
+    A task's exception is raised here as it is (a ``MemoryError`` when memory running out is
+    behind it). A worker that dies (killed by a signal, as the out-of-memory killer does) raises
+    ``WorkerDied`` at once, ``WorkerOutOfMemory`` when its stderr (never shown) said memory ran
+    out. On Ctrl-C,
     an error, or when the caller stops iterating (``close()``), the queued tasks are dropped and
     the workers ended at once, not after their tasks.
     """

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import sys
 from typing import Iterator
 
@@ -50,6 +51,8 @@ CHECK_BLOCK_BYTES = 8 << 20
 """Bytes of a regular file read at a time by ``check_deals``."""
 MESSAGE_CHARS = 160
 """A deal's error message is cut to this length (it quotes the bad token)."""
+STREAM_READ_BYTES = 64 * 1024
+"""Bytes asked of the operating system per read of a stream (a read returns what has arrived)."""
 
 
 def line_error(lineno: int, message: str) -> str:
@@ -81,6 +84,63 @@ def parse_lines(lines) -> tuple[np.ndarray, np.ndarray]:
         except DealError as e:
             raise DealError(line_error(int(ids[k]), str(e))) from None
     return ids, deals
+
+
+class StreamReader:
+    """``readline(limit)`` over an unbuffered binary file (``raw``), with a buffer of its own:
+    how a stream is read.
+
+    A batch run reads a stream in a thread of its own, which may be waiting for the next line
+    when the run ends, or when a worker process is forked. Python's buffered reader
+    (``sys.stdin.buffer``) holds a lock of its own for the whole of a read, wait included, and
+    both need that lock: the interpreter's shutdown closes stdin (after a second it aborts with
+    "Fatal Python error: ... could not acquire lock for <stdin> at interpreter shutdown", exit
+    134), and a forked worker closes its copy of stdin (for ever, its copy of the lock being
+    held). A raw file takes no lock, and neither does this buffer.
+    """
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+        self.buffer = bytearray()
+
+    def readline(self, limit: int) -> bytes:
+        """The next line (its newline included), or its first ``limit`` bytes when it is longer;
+        ``b""`` at the end. Returns as soon as the line's newline has arrived."""
+        searched = 0
+        while True:
+            end = self.buffer.find(b"\n", searched, limit)
+            if end >= 0:
+                return self.take(end + 1)
+            if len(self.buffer) >= limit:
+                return self.take(limit)
+            searched = len(self.buffer)
+            more = self.raw.read(STREAM_READ_BYTES)
+            if more is None:  # a non-blocking file with nothing yet: wait for it
+                select.select([self.raw], [], [])
+                continue
+            if not more:
+                return self.take(len(self.buffer))
+            self.buffer += more
+
+    def take(self, n: int) -> bytes:
+        """The buffer's first ``n`` bytes, removed from it."""
+        line = bytes(self.buffer[:n])
+        del self.buffer[:n]
+        return line
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def stdin_reader(buffer):
+    """Standard input (its binary ``buffer``) as a context manager giving a ``StreamReader``
+    (stdin itself left open); a stdin without a file descriptor (click's test runner) as it
+    is."""
+    try:
+        fd = buffer.fileno()
+    except (AttributeError, ValueError, OSError):
+        return contextlib.nullcontext(buffer)
+    return contextlib.closing(StreamReader(open(fd, "rb", buffering=0, closefd=False)))
 
 
 class DealFile:
@@ -182,12 +242,16 @@ class DealFile:
             return sum(1 for line in f if line.strip())
 
     def _open(self):
-        """The file in binary mode, as a context manager (stdin's buffer for ``-``, left open)."""
+        """The file in binary mode, as a context manager: a regular file buffered as usual, a
+        stream as a ``StreamReader`` (stdin for ``-``, left open)."""
         if self.path == STDIN:
-            return contextlib.nullcontext(self.stdin())
+            return stdin_reader(self.stdin())
         self.check_path()
         try:
-            return open(self.path, "rb")  # noqa: PTH123 (a FIFO or /dev/fd/N is read as it is)
+            if self.is_regular():
+                return open(self.path, "rb")  # noqa: PTH123
+            # a FIFO or /dev/fd/N is read as it is
+            return contextlib.closing(StreamReader(open(self.path, "rb", buffering=0)))
         except FileNotFoundError:
             raise self.cannot_read("no such file") from None
         except IsADirectoryError:

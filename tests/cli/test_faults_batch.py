@@ -14,17 +14,20 @@ import json
 import os
 import resource
 import signal
+import shutil
 import socket
 import subprocess
+import tempfile
+import threading
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 
 import pytest
 
 from solver.pyramid.deals import deal_from_seed, format_deal
-from tests.faults import (PYRAMID, assert_clean_failure, error_lines, interruptible, run_pyramid,
-                          tree)
+from tests.faults import (LOADER_LIMITS_KB, PYRAMID, address_space_kb, assert_clean_failure,
+                          error_lines, interruptible, run_pyramid, tree)
 
 INPUT, FAULT = 2, 1
 """The exit codes of ``pyramid batch``: bad input, and a fault that stopped the run."""
@@ -361,6 +364,65 @@ def test_a_bad_line_on_stdin_is_one_clean_line_and_nothing_is_kept(tmp_path, bad
     assert tree(tmp_path) == set()
 
 
+def run_with_stdin_open(args: list, data: str,
+                        timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run ``pyramid ARGS`` with ``data`` on a stdin that stays open until the run ends, as a
+    producer still writing would: the stream's reader is waiting on it when the run exits."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([*PYRAMID, *map(str, args)], stdin=subprocess.PIPE, stdout=out,
+                                stderr=err)
+        writer = threading.Thread(target=write_all, args=(proc.stdin.fileno(), data.encode()),
+                                  daemon=True)
+        writer.start()
+        try:
+            proc.wait(timeout=timeout)
+        finally:
+            proc.kill()
+            proc.wait()
+            proc.stdin.close()
+        writer.join()
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(args, proc.returncode, out.read().decode(),
+                                           err.read().decode())
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write ``data`` to ``fd`` (as far as its reader takes it) and leave ``fd`` open."""
+    with suppress(OSError):  # the reader is gone (EPIPE) or the test closed fd
+        while data:
+            data = data[os.write(fd, data):]
+
+
+STILL_OPEN_RUNS = 50
+"""Runs of the slow check that a run ending with its stream still open never aborts (issue 30:
+about 1 run in 10 under load died with exit 134, "could not acquire lock for stdin")."""
+
+
+def test_a_bad_line_ends_the_run_cleanly_while_stdin_is_still_open(tmp_path):
+    """The stream's reader thread is still waiting for more when the bad line ends the run: the
+    run exits 2 with one line, not with "Fatal Python error: ... could not acquire lock for
+    <stdin> at interpreter shutdown" (exit 134, the reader holding the lock of stdin's buffer)."""
+    proc = run_with_stdin_open(["batch", "--deal-file", "-", "--chunk", "7", "-j", "2", "-q",
+                                "-o", tmp_path / "r.csv"], DEALS + "Ac Zz\n")
+    assert_clean_failure(proc, INPUT, ("line 7", "'Zz'"))
+    assert tree(tmp_path) == set()
+
+
+@pytest.mark.slow
+def test_a_long_stream_with_a_bad_line_never_aborts(tmp_path):
+    """Issue 30's run, many times: 30,000 good lines, a bad one, and the stream goes on (the
+    bad line's chunk is complete, the next one on its way)."""
+    deals = ["".join(format_deal(deal_from_seed(s)) + "\n" for s in seeds)
+             for seeds in (range(30_000), range(30_001, 40_000))]
+    for k in range(STILL_OPEN_RUNS):
+        out = tmp_path / f"r{k}.csv"
+        proc = run_with_stdin_open(["batch", "--deal-file", "-", "--chunk", "10000", "-j", "2",
+                                    "-q", "-o", out], deals[0] + "garbage\n" + deals[1])
+        assert_clean_failure(proc, INPUT, "line 30001")
+        shutil.rmtree(f"{out}.parts", ignore_errors=True)  # the 3 finished chunks
+
+
 # --------------------------------------------------------------------------- real faults
 
 @pytest.fixture
@@ -479,6 +541,17 @@ def test_a_deal_out_of_memory_is_unknown_and_the_run_finishes(tmp_path):
     assert summary["outcomes"] == {"won": 0, "lost": 0, "unknown": 1}
     assert summary["unknown_reasons"] == {"memory": 1}
     assert out.read_text().splitlines()[1].endswith(",unknown,memory")
+
+
+@pytest.mark.parametrize("limit_kb", LOADER_LIMITS_KB)
+@pytest.mark.parametrize("extra", [[], ["--analyse"], ["--optimal"]],
+                         ids=["plain", "analyse", "optimal"])
+def test_too_little_memory_to_load_is_a_fault_about_memory(tmp_path, extra, limit_kb):
+    proc = run_pyramid(["batch", "--seeds", "0:100", *extra, "-q", "-o", tmp_path / "r.csv"],
+                       preexec_fn=address_space_kb(limit_kb))
+    line = assert_clean_failure(proc, FAULT, "out of memory")
+    assert "nothing is kept" in line
+    assert tree(tmp_path) == set()
 
 
 @pytest.mark.parametrize("name,data", [

@@ -32,7 +32,8 @@ from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.rules import Rules
 from solver.pyramid.winnable import Outcome, SolveResult, Workspace, solve_winnable
-from tests.faults import PYRAMID, assert_clean_failure, error_lines, run_pyramid, tree
+from tests.faults import (LOADER_LIMITS_KB, PYRAMID, address_space_kb, assert_clean_failure,
+                          error_lines, run_pyramid, tree)
 
 DEAL1 = format_deal(deal_from_seed(1))
 DEAL2 = format_deal(deal_from_seed(2))
@@ -349,6 +350,17 @@ def loaded_vmsize() -> int:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=300)
     return int(out.stdout)
+
+
+@pytest.mark.parametrize("limit_kb", LOADER_LIMITS_KB)
+@pytest.mark.parametrize("args", [
+    ["solve", "--seed", 1], ["hint", "--seed", 1], ["check", "--seed", 1, "--solution", "draw"],
+    ["analyse", "--seed", 1], ["simulate", "old-maid", "-q"],
+], ids=["solve", "hint", "check", "analyse", "simulate"])
+def test_too_little_memory_to_load_is_one_line_about_memory(tmp_path, args, limit_kb):
+    proc = run_pyramid(args, cwd=tmp_path, preexec_fn=address_space_kb(limit_kb))
+    assert_clean_failure(proc, 3, "out of memory")
+    assert tree(tmp_path) == set()
 
 
 @pytest.mark.parametrize("command", ["solve", "hint"])
