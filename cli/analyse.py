@@ -14,12 +14,13 @@ import textwrap
 
 import click
 
-from cli.common import (BoundedInt, InputError, SEED, color_option, echo_json, json_option,
-                        quiet_option, want_color)
-from cli.pyramid import (EXIT_UNKNOWN, deal_options, deal_title, engines_loading, exit_code_for,
-                         load_one_deal, position_after, prepared_workspace, rules_options,
-                         search_limit_options, after_option, verdict_text)
+from cli.common import (EXIT_UNKNOWN, SEED, BoundedInt, InputError, color_option, echo_json,
+                        engines_loading, json_option, quiet_option, want_color)
+from cli.pyramid import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
+                         prepared_workspace, rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option
+from solver.pyramid.sentences import (LIMIT_TEXT, deal_title, partial_sentence, plural,
+                                      reason_sentence, verdict_text)
 
 MAX_PLAYOUTS = 10_000_000
 """Most playouts per player one analysis may ask for."""
@@ -139,8 +140,6 @@ def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
     """The text of an analysis (``color``: red hearts and diamonds in the drawing)."""
     from solver.pyramid.winnable import Outcome
 
-    from cli.pyramid import LIMIT_TEXT
-
     verdict = analysis.verdict
     lines = header_lines(ident, deal, rules.describe(), played, color)
     if verdict.outcome == Outcome.WON and not verdict.solution:
@@ -179,34 +178,6 @@ def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
     return lines
 
 
-def reason_sentence(reason, states: int) -> str:
-    """``Why: ...``: the short proof that a deal is lost (a ``reasons.LossReason``), or how
-    many positions the search tried when there is none."""
-    if reason is not None:
-        return f"Why: {reason.text}"
-    return f"Why: no short reason: proven by trying all {states:,} positions."
-
-
-def partial_sentence(part, played: int) -> str:
-    """How far a lost (or undecided) deal can be taken: the best partial result (a
-    ``partial.PartialResult``) in one sentence, without a final stop; ``played``: moves given
-    with ``--after`` before its line."""
-    what = "pyramid cards" if part.counted == "pyramid" else "cards"
-    moves = len(part.line)
-    word = "move" if moves == 1 else "moves"
-    if played:  # the line goes on from the position the --after moves reached
-        word += f" after the {plural(played, 'move')} played"
-    if part.best == part.most:
-        return f"Winnable all the same: a line of {moves} {word} wins (not proven the shortest)"
-    if part.exact:
-        return (f"Best partial result: {part.best} of {part.most} {what} removed, in {moves} "
-                f"{word} (the fewest that remove {part.best})")
-    from cli.pyramid import LIMIT_TEXT
-
-    return (f"Best partial result: between {part.best} and {part.upper} of {part.most} {what} "
-            f"({LIMIT_TEXT[part.reason]}); {part.best} removed in {moves} {word}")
-
-
 def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
     """A shortest line with the choices at each step, the narrow steps, the playouts' win
     rates and the difficulty rank."""
@@ -229,9 +200,7 @@ def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
         lines.append(f"  {text:<{width}}   {note}".rstrip())
     narrow = analysis.narrow_steps
     if analysis.choices_stopped:
-        from cli.pyramid import LIMIT_TEXT
-
-        lines.append(f"The choices at each step were not counted "
+            lines.append(f"The choices at each step were not counted "
                      f"({LIMIT_TEXT[analysis.choices_stopped]}).")
     elif analysis.choices:
         if narrow:
@@ -271,10 +240,6 @@ def playout_lines(analysis, from_start: bool) -> list[str]:
         lines.append("No difficulty rank: the table covers the rules of the presets only "
                      "(--rules standard, --rules msc).")
     return lines
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def show_matrix(ident: dict, deal, max_states: int, quiet: bool, as_json: bool,

@@ -104,6 +104,10 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
     stopped the run (finished chunks kept, --resume continues), 2 bad input, 130 interrupted.
     """
     with _memory_is_a_fault():
+        from solver.core.memory import check_room_to_load
+
+        if scheduler is None:  # the engines load here or in worker processes of the same limit
+            check_room_to_load()
         from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
         from solver.batch.run import run_batch
         from solver.batch.summary import summary_text

@@ -145,3 +145,44 @@ def want_color(no_color: bool, stream=None) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):  # closed, or not a real file
         return False
+
+
+EXIT_WON, EXIT_LOST, EXIT_UNKNOWN = 0, 1, 3
+"""Exit codes of solve, hint and check: winnable (or a winning line), not, undecided (a limit
+was reached). Bad input exits 2 (``cli.common.InputError``)."""
+COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, up to "
+                  "a minute; later runs load them from the cache)...")
+"""Said once on stderr when numba really compiles (a cold cache), never when it loads the
+kernels from its cache (``solver.core.compiling``)."""
+
+
+class OutOfMemory(click.ClickException):
+    """Memory ran out before a search could start: one line on stderr, exit 3 (unknown)."""
+
+    exit_code = EXIT_UNKNOWN
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", err=True)
+
+
+@contextlib.contextmanager
+def engines_loading():
+    """Around importing the engines and loading their kernels: when numba has to compile them
+    (its cache is cold), say so once on stderr, so that the first run does not look hung. Memory
+    running out meanwhile (a library that cannot be loaded for it included:
+    ``solver.core.memory.out_of_memory``), or too small an address-space limit to load them
+    safely (``check_room_to_load``), is ``OutOfMemory``, exit 3."""
+    from solver.core.memory import MORE_MEMORY, check_room_to_load, out_of_memory, \
+        out_of_memory_text
+
+    try:
+        check_room_to_load()
+        from solver.core.compiling import compile_notice
+
+        with compile_notice(COMPILE_NOTICE):
+            yield
+    except Exception as e:  # noqa: BLE001 - only memory running out is answered here
+        if not out_of_memory(e):
+            raise
+        raise OutOfMemory(f"{out_of_memory_text(e)} while loading the solver, before any "
+                          f"search: {MORE_MEMORY}") from None

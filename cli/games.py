@@ -77,7 +77,10 @@ def runs_command(game: Game, command: str, run, render) -> click.Command:
     """``simulate`` or ``analyse``: many seeded games, summarised by ``run`` and printed by
     ``render`` (or as JSON)."""
     def runs(as_json: bool, jobs: int, quiet: bool, **values) -> None:
+        from solver.core.memory import check_room_to_load
+
         rules, own, _ = make_rules(game, command, values)
+        check_room_to_load()  # a MemoryError: the frame's one line about memory, exit 3
         with input_errors():
             summary = run(rules, jobs=jobs, progress=not quiet, **own)
         if as_json:

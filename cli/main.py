@@ -36,7 +36,7 @@ import click
 
 from cli import analyse as analyse_cmd
 from cli import pyramid
-from cli.common import SEED, color_option
+from cli.common import EXIT_UNKNOWN, SEED, color_option
 from solver.core.extras import DISTRIBUTION
 from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
 
@@ -48,7 +48,7 @@ EXIT_IO = 74
 """An output could not be written (full disk, ...): sysexits' EX_IOERR."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C: 128 + SIGINT, as a shell reports it."""
-EXIT_OUT_OF_MEMORY = pyramid.EXIT_UNKNOWN
+EXIT_OUT_OF_MEMORY = EXIT_UNKNOWN
 """Memory ran out (the search of solve, hint, check or analyse stopped by it exits so too): the
 answer is unknown. ``batch`` exits 1 instead, its fault (the finished chunks kept)."""
 EXIT_BROKEN_PIPE = 141

@@ -12,7 +12,6 @@ kernels (compiling them on the first run) happens before any search's clock star
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import sys
 from typing import Iterator
@@ -20,6 +19,9 @@ from typing import Iterator
 import click
 
 from cli.common import (
+    EXIT_LOST,
+    EXIT_UNKNOWN,
+    EXIT_WON,
     MAX_INT64,
     SEED,
     BoundedInt,
@@ -28,38 +30,15 @@ from cli.common import (
     PositiveSeconds,
     color_option,
     echo_json,
+    engines_loading,
     input_errors,
     json_option,
     want_color,
 )
 from cli.replay_html import check_html_path, html_option, save_result_page
+from solver.pyramid.sentences import deal_title, losing_lines, verdict_text
 from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
 from solver.core.text import quoted
-
-EXIT_WON, EXIT_LOST, EXIT_UNKNOWN = 0, 1, 3
-"""Exit codes of solve, hint and check: winnable (or a winning line), not, undecided (a limit
-was reached). Bad input exits 2 (``cli.common.InputError``)."""
-
-COMPILE_NOTICE = ("Compiling the solver kernels (first run after installing or upgrading, up to "
-                  "a minute; later runs load them from the cache)...")
-"""Said once on stderr when numba really compiles (a cold cache), never when it loads the
-kernels from its cache (``solver.core.compiling``)."""
-LIMIT_TEXT = {
-    "states": "--max-states limit reached",
-    "timeout": "--timeout reached",
-    "memory": "out of memory",
-    "depth": "lines too long to count",
-}
-"""What stopped an unknown search, for the text verdict (``SolveResult.reason``)."""
-
-
-class OutOfMemory(click.ClickException):
-    """Memory ran out before a search could start: one line on stderr, exit 3 (unknown)."""
-
-    exit_code = EXIT_UNKNOWN
-
-    def show(self, file=None) -> None:
-        click.echo(f"Error: {self.format_message()}", err=True)
 
 
 # --------------------------------------------------------------------------- shared options
@@ -126,25 +105,6 @@ def after_option(f):
 
 
 # --------------------------------------------------------------------------- loading
-
-@contextlib.contextmanager
-def engines_loading():
-    """Around importing the engines and loading their kernels: when numba has to compile them
-    (its cache is cold), say so once on stderr, so that the first run does not look hung. Memory
-    running out meanwhile (a library that cannot be loaded for it included:
-    ``solver.core.memory.out_of_memory``) is ``OutOfMemory``, exit 3."""
-    from solver.core.memory import MORE_MEMORY, out_of_memory
-
-    try:
-        from solver.core.compiling import compile_notice
-
-        with compile_notice(COMPILE_NOTICE):
-            yield
-    except Exception as e:  # noqa: BLE001 - only memory running out is answered here
-        if not out_of_memory(e):
-            raise
-        raise OutOfMemory(f"out of memory while loading the solver, before any search: "
-                          f"{MORE_MEMORY}") from None
 
 
 def open_deals(seed: int | None, deal_text: str | None,
@@ -213,15 +173,6 @@ def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None
     return {"line": lineno}, deal
 
 
-def deal_title(ident: dict) -> str:
-    """``Seed 7``, ``Line 3`` or ``Deal``: the heading of a deal's text output."""
-    if "seed" in ident:
-        return f"Seed {ident['seed']}"
-    if "line" in ident:
-        return f"Line {ident['line']}"
-    return "Deal"
-
-
 def position_after(deal, rules: Rules, after: str | None):
     """``(position, packed start, steps)`` after the ``--after`` moves; ``(None, None, [])``
     without them. An unreadable or illegal move is an ``InputError`` naming the step."""
@@ -269,19 +220,6 @@ def result_json(ident: dict, deal, rules: Rules, result) -> dict:
     from solver.pyramid.explain import result_dict
 
     return {**ident, **result_dict(deal, rules, result)}
-
-
-def verdict_text(result) -> str:
-    """One line: winnable in how many moves, not winnable, or unknown and which limit hit."""
-    from solver.pyramid.winnable import Outcome
-
-    if result.outcome == Outcome.WON:
-        kind = "minimum" if result.optimal else "a winning line of"
-        return f"Winnable: {kind} {result.moves} moves."
-    if result.outcome == Outcome.LOST:
-        return "Not winnable."
-    bound = f" (at least {result.lower_bound} moves)" if result.lower_bound is not None else ""
-    return f"Unknown ({LIMIT_TEXT[result.reason]}){bound}."
 
 
 def exit_code_for(outcomes) -> int:
@@ -387,43 +325,6 @@ def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, af
 
 CHECK_WON, CHECK_INCOMPLETE, CHECK_ILLEGAL = "won", "incomplete", "illegal"
 """``check``'s outcomes: the moves win; they are all legal but do not win; one is illegal."""
-
-
-def losing_lines(deal, rules: Rules, steps, losing) -> list[str]:
-    """The text of ``check``'s answer to "where did it go wrong" (a ``LosingMove``): after which
-    move the deal stopped being winnable, a move that keeps it winnable there and the shortest
-    win from there, numbered."""
-    from solver.pyramid.blunder import STATUS_LOST_AT, STATUS_STILL
-    from solver.pyramid.explain import describe_steps
-    from solver.pyramid.replay import replay
-
-    lines = losing_summary(losing)
-    if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
-        return lines
-    before = len(steps) if losing.status == STATUS_STILL else losing.move - 1
-    pos = replay(deal, rules, steps[:before]).position
-    return lines + describe_steps(deal, rules, losing.win_from_there, pos)
-
-
-def losing_summary(losing) -> list[str]:
-    """``losing_lines`` without the numbered win: the sentences alone (also the notes of
-    ``check --html``)."""
-    from solver.pyramid.blunder import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
-    from solver.pyramid.replay import format_step
-
-    if losing.status == STATUS_NEVER:
-        return ["It was never winnable."]
-    if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
-        return ["Where it stopped being winnable is unknown (a search limit or the memory ran "
-                "out)."]
-    count = len(losing.win_from_there)
-    word = "move wins" if count == 1 else "moves win"
-    kind = "the minimum" if losing.optimal else "not proven the fewest"
-    if losing.status == STATUS_STILL:
-        return [f"It can still be won: {count} more {word} from here ({kind})."]
-    return [f"It stopped being winnable after move {losing.move} ({format_step(losing.played)}).",
-            f"Move {losing.move} could have been {format_step(losing.instead)}, which keeps it "
-            f"winnable: {count} {word} from there, this one included ({kind}):"]
 
 
 @click.command()

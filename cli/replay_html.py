@@ -66,7 +66,8 @@ def save_result_page(path: str, ident: dict, deal, rules, result, pos, played,
                      max_states: int, timeout: float | None, notes: tuple = ()) -> None:
     """``--html`` of solve and hint: the result's page (``result_page``; a lost deal's best
     partial line is searched here, within the same limits)."""
-    from cli.pyramid import deal_title, engines_loading
+    from cli.common import engines_loading
+    from solver.pyramid.sentences import deal_title
 
     with engines_loading():  # the partial search's kernels, for a lost deal
         page = result_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules, result,
@@ -86,14 +87,14 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
     reason and the best partial line (``partial.best_partial`` within the same limits); for an
     undecided one no line. ``played`` (the ``--after`` moves) come first, marked as played;
     ``notes`` go before the page's own."""
-    from cli.pyramid import verdict_text
+    from solver.pyramid.sentences import verdict_text
     from solver.pyramid.html_replay import ReplayPage
     from solver.pyramid.winnable import Outcome
 
     if result.outcome == Outcome.WON:
         line, steps = (LINE_WON if result.optimal else LINE_ANY), list(result.solution)
     elif result.outcome == Outcome.LOST:
-        from cli.analyse import partial_sentence, reason_sentence
+        from solver.pyramid.sentences import partial_sentence, reason_sentence
         from solver.pyramid.blunder import packed_position
         from solver.pyramid.partial import best_partial
         from solver.pyramid.reasons import find_reason
@@ -112,7 +113,7 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
 def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
     """The page of ``analyse``: the shortest line and its narrow steps, or the reason and the
     best partial line."""
-    from cli.analyse import partial_sentence, reason_sentence
+    from solver.pyramid.sentences import partial_sentence, reason_sentence
     from solver.pyramid.html_replay import ReplayPage
     from solver.pyramid.winnable import Outcome
 
@@ -135,7 +136,7 @@ def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
 def check_page(title: str, deal, rules, steps, result, losing):
     """The page of ``check``: the player's legal moves (up to an illegal one), the move that
     lost the deal marked."""
-    from cli.pyramid import losing_summary
+    from solver.pyramid.sentences import losing_summary
     from solver.pyramid.blunder import STATUS_LOST_AT
     from solver.pyramid.html_replay import ReplayPage
 

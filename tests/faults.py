@@ -26,10 +26,12 @@ def interruptible() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-LOADER_LIMITS_KB = (200_000, 250_000, 300_000)
-"""Address-space limits (``ulimit -v``, KiB) too small for numba's LLVM library to be mapped:
-llvmlite then raises "OSError: Could not find/load shared object file", which is memory running
-out, not an input/output error (it was exit 74)."""
+LOADER_LIMITS_KB = (250_000, 330_000, 375_000, 400_000)
+"""Address-space limits (``ulimit -v``, KiB) too small to load the engines. At 250 MB numba's
+LLVM library cannot be mapped (llvmlite's "OSError: Could not find/load shared object file", once
+exit 74); from about 330 to 400 MB LLVM aborted the process while mapping kernels ("LLVM ERROR:
+out of memory", ``std::bad_alloc``, exit 134, or exit 70). Each must be one line about memory:
+``solver.core.memory.check_room_to_load`` refuses such a limit before anything loads."""
 
 
 def address_space_kb(limit_kb: int):

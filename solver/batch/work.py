@@ -42,7 +42,6 @@ from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chu
 from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.pyramid.batch_kernels import IN_KERNEL_CLOCK, clock_ns, decide_deal_chunk
 from solver.pyramid.deals import deal_from_seed, deals_from_seeds
-from solver.pyramid.layout import DECK_CARDS
 from solver.pyramid.rules import Rules
 from solver.pyramid.dfs import decide_flat
 from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, rule_args

@@ -49,6 +49,13 @@ OUT_OF_MEMORY_WORDS = ("out of memory", "MemoryError", "Cannot allocate memory",
 numba's, ``strerror(ENOMEM)``, the dynamic loader's when it cannot map a library, C++'s failed
 allocation."""
 
+LOAD_ADDRESS_SPACE = 440 * KIB * KIB
+"""Address space (``ulimit -v``) the engines need to load their compiled kernels. Below it LLVM
+may abort the whole process while mapping them ("LLVM ERROR: out of memory", C++'s
+``std::bad_alloc``: a crash no handler can catch, seen under limits from 330 to 400 MB, while
+every command ran at 410 MB and above; numba 0.68, on this project's machine), so a command that
+loads them refuses at once instead (``check_room_to_load``)."""
+
 PROC_STATUS = Path("/proc/self/status")
 PROC_MEMINFO = Path("/proc/meminfo")
 CGROUP_MAX = Path("/sys/fs/cgroup/memory.max")
@@ -164,3 +171,13 @@ def as_memory_error(e: BaseException) -> BaseException:
     if isinstance(e, MemoryError) or not out_of_memory(e):
         return e
     return MemoryError(f"{type(e).__name__}: {e}")
+
+
+def check_room_to_load() -> None:
+    """Refuse (``MemoryError``, saying how much is needed and allowed) to load the engines under
+    an address-space limit smaller than ``LOAD_ADDRESS_SPACE``, where loading them could crash
+    the process instead of failing cleanly."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY and soft < LOAD_ADDRESS_SPACE:
+        raise MemoryError(f"{OUT_OF_MEMORY} (the engines need {LOAD_ADDRESS_SPACE // KIB:,} KiB "
+                          f"of address space to load; ulimit -v allows {soft // KIB:,})")

@@ -125,3 +125,97 @@ def test_the_checker_sees_each_kind_of_import(tmp_path, monkeypatch, source, mod
     path.parent.mkdir(parents=True)
     path.write_text(source)
     assert bool(violations()) == bad
+
+
+# --------------------------------------------------------------------------- no import circles
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of ``solver/`` and ``cli/`` -> the modules among them it imports (at the top
+    or inside a function, ``TYPE_CHECKING`` blocks included). ``import a.b`` and ``from a.b
+    import name`` depend on module ``a.b``; ``from a import b`` on module ``a.b`` when there is
+    one, else on ``a``."""
+    paths = {module_name(p): p for top in ("solver", "cli")
+             for p in sorted((ROOT / top).rglob("*.py"))}
+    graph = {}
+    for me, path in paths.items():
+        package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                deps.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    deps.add(full if full in paths else base)
+        graph[me] = {d for d in deps if d in paths and d != me}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The modules that import one another in a circle, one sorted list per circle (the
+    strongly connected components of more than one module, by Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    circles.append(sorted(component))
+    return sorted(circles)
+
+
+def test_no_module_imports_itself_in_a_circle():
+    assert import_circles(import_graph()) == []
+
+
+@pytest.mark.parametrize("files, circle", [
+    ({"solver/a.py": "from solver import b\n", "solver/b.py": "def f():\n    import solver.a\n"},
+     ["solver.a", "solver.b"]),
+    ({"cli/x.py": "from cli.y import f\n", "cli/y.py": "from cli import z\n",
+      "cli/z.py": "from .x import g\n"}, ["cli.x", "cli.y", "cli.z"]),
+    ({"solver/p/__init__.py": "from solver.p import q\n", "solver/p/q.py": "from solver.p import r\n",
+      "solver/p/r.py": "X = 1\n"}, None),
+], ids=["lazy-two", "relative-three", "package-no-circle"])
+def test_the_circle_finder_sees_a_planted_circle(tmp_path, monkeypatch, files, circle):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "cli").mkdir(exist_ok=True)
+    (tmp_path / "solver").mkdir(exist_ok=True)
+    assert import_circles(import_graph()) == ([circle] if circle else [])
