@@ -8,8 +8,9 @@ per-deal tables (``deal_tables_into``), the search (the whole-chunk kernel minus
 of which the subgame proofs (``subgame_lost``, on the deals that reach ``PROOF_AFTER``
 positions) and the rest per position, result transfer from a worker (pickling the
 ``ChunkResult``), the CSV rows (``csv_bytes``), the part file (``write_part`` minus the rows:
-open, write, fsync, rename), the chunk's summary, and joining the parts into the output
-(``assemble``). ``bench_batch.py`` prints the same table into its RESULTS.md section.
+open, write, fsync, rename, and its SHA-256), the chunk's summary, joining the parts into the
+output (``assemble``), and the checks of the join (each part's SHA-256 against its record, and
+the joined file read back and its ids checked against the input: ``solver.batch.verify``). ``bench_batch.py`` prints the same table into its RESULTS.md section.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from solver.batch.io import assemble, csv_bytes, write_part  # noqa: E402
+from solver.batch.io import assemble, csv_bytes, csv_header, write_part  # noqa: E402
 from solver.batch.summary import NS_PER_MS, Summary  # noqa: E402
+from solver.batch.verify import csv_output_problem, planned_chunk, sha256  # noqa: E402
 from solver.batch.work import ChunkResult, workspace_for  # noqa: E402
 from solver.pyramid.batch_kernels import chunk_buffers, decide_deal_chunk  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds, format_deal  # noqa: E402
@@ -106,17 +108,34 @@ def breakdown(n: int, rounds: int = 5) -> tuple[list[tuple[str, float]], dict]:
     with tempfile.TemporaryDirectory() as tmp:
         parts = [os.path.join(tmp, f"part-{k}.csv") for k in range((n + PART_ROWS - 1)
                                                                   // PART_ROWS)]
+        shas = {}
+        planned = [planned_chunk(k, r.ids[k * PART_ROWS:(k + 1) * PART_ROWS])
+                   for k in range(len(parts))]
 
         def write_parts():
             for k, p in enumerate(parts):
                 sl = slice(k * PART_ROWS, (k + 1) * PART_ROWS)
-                write_part(p, ChunkResult(k, *(a[sl] for a in (r.ids, r.deals, r.outcome,
-                                                               r.moves, r.states, r.ns,
-                                                               r.reason))), "csv", "seed")
+                shas[p] = write_part(p, ChunkResult(k, *(a[sl] for a in (
+                    r.ids, r.deals, r.outcome, r.moves, r.states, r.ns, r.reason))), "csv", "seed")
 
         part_files = best_seconds(write_parts, rounds) * us - rows
-        join = best_seconds(lambda: assemble(os.path.join(tmp, "out.csv"), parts, "csv", "seed"),
-                            rounds) * us
+        out = os.path.join(tmp, "out.csv")
+
+        def part_bytes(checked: bool):
+            for p in parts:
+                with open(p, "rb") as f:
+                    data = f.read()
+                if checked and sha256(data) != shas[p]:
+                    raise RuntimeError(f"{p} changed")
+                yield data
+
+        def check_output(path):
+            if csv_output_problem(path, csv_header("seed"), planned) is not None:
+                raise RuntimeError("the joined file is not the plan")
+
+        join = best_seconds(lambda: assemble(out, part_bytes(False), "csv", "seed"), rounds) * us
+        checked = best_seconds(lambda: assemble(out, part_bytes(True), "csv", "seed",
+                                                check=check_output), rounds) * us
     stages = [
         ("dealing (deals_from_seeds)", dealing),
         ("per-deal tables (deal_tables_into)", tables),
@@ -130,6 +149,7 @@ def breakdown(n: int, rounds: int = 5) -> tuple[list[tuple[str, float]], dict]:
         ("part file (write, fsync, rename)", part_files),
         ("chunk summary (Summary.add)", summary_us),
         ("joining the parts (assemble)", join),
+        ("checking parts and output (part SHA-256, joined ids read back)", checked - join),
     ]
     counts = {"positions": float(states.mean()), "proof_share": len(which) / n}
     return stages, counts

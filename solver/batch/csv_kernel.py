@@ -132,31 +132,22 @@ NINE_CHAR = ord("9")
 
 
 @njit(cache=True)
-def line_ids(buf, ids, ends):
-    """Read the first field of each complete line of ``buf`` (uint8 CSV text without a header):
-    an unsigned decimal number followed by a comma. ``ids[k]`` gets line ``k``'s number and
-    ``ends[k]`` the offset just after its newline, for at most ``len(ids)`` lines; returns how
-    many lines were read (a line cut off by the end of ``buf`` is left for the next call), or
-    ``-(k + 1)`` when line ``k``'s first field is not such a number (a damaged file)."""
-    n = 0
-    pos = 0
-    size = len(buf)
-    while n < len(ids) and pos < size:
+def first_fields(buf, starts, stops, ids):
+    """Read the first field of each line ``buf[starts[k]:stops[k]]`` (uint8 CSV text, newlines
+    excluded): an unsigned decimal number of at most ``INT_CHARS - 1`` digits followed by a comma,
+    into ``ids[k]``. Returns -1, or the first ``k`` whose line does not start so (a damaged file).
+    The newlines are found by numpy beforehand (``buf == NEWLINE``): a kernel that looked at every
+    byte itself was four times slower."""
+    for k in range(len(stops)):
+        pos = starts[k]
+        stop = stops[k]
         value = np.int64(0)
         digits = 0
-        while pos < size and ZERO_CHAR <= buf[pos] <= NINE_CHAR:
+        while pos < stop and ZERO_CHAR <= buf[pos] <= NINE_CHAR:
             value = value * 10 + np.int64(buf[pos] - ZERO_CHAR)
             digits += 1
             pos += 1
-        field_end = pos
-        while pos < size and buf[pos] != NEWLINE:
-            pos += 1
-        if pos == size:
-            return n
-        if digits == 0 or digits > INT_CHARS - 1 or buf[field_end] != COMMA:
-            return -(n + 1)
-        ids[n] = value
-        pos += 1
-        ends[n] = pos
-        n += 1
-    return n
+        if digits == 0 or digits > INT_CHARS - 1 or pos == stop or buf[pos] != COMMA:
+            return k
+        ids[k] = value
+    return -1

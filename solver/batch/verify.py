@@ -26,15 +26,12 @@ from typing import Iterator
 
 import numpy as np
 
-from solver.batch.csv_kernel import line_ids
+from solver.batch.csv_kernel import NEWLINE, first_fields
 
 IDS_DIGEST_BYTES = 16
 """Size of the digest of a chunk's planned ids (blake2b)."""
 READ_BLOCK = 16 << 20
 """Bytes of the output read back at a time."""
-MIN_ROW_BYTES = 160
-"""No row of a results file is shorter (a deal's text alone is 155 characters): a block of
-``READ_BLOCK`` bytes holds at most ``READ_BLOCK // MIN_ROW_BYTES`` rows."""
 
 
 @dataclass(frozen=True)
@@ -132,27 +129,20 @@ def csv_row_ids(f, first_line: int) -> Iterator[np.ndarray]:
     """The id of every row of the open binary CSV file ``f`` (read from where it stands), block
     by block. Raises ``ValueError`` naming the line (counting from ``first_line``) whose first
     field is not an id, or an unterminated last line."""
-    room = READ_BLOCK // MIN_ROW_BYTES + 1
-    ids = np.empty(room, dtype=np.int64)
-    ends = np.empty(room, dtype=np.int64)
     carry = b""
     line = first_line
-    while True:
-        block = f.read(READ_BLOCK)
-        if not block:
-            break
+    while block := f.read(READ_BLOCK):
         buf = np.frombuffer(carry + block, dtype=np.uint8)
-        start = 0
-        while True:
-            n = line_ids(buf[start:], ids, ends)
-            if n < 0:
-                raise ValueError(f"line {line - n - 1} does not start with an id")
-            if n == 0:
-                break
-            yield ids[:n].copy()
-            line += n
-            start += int(ends[n - 1])
-        carry = buf[start:].tobytes()
+        stops = np.flatnonzero(buf == NEWLINE)
+        starts = np.zeros_like(stops)
+        starts[1:] = stops[:-1] + 1
+        ids = np.empty(len(stops), dtype=np.int64)
+        bad = first_fields(buf, starts, stops, ids)
+        if bad >= 0:
+            raise ValueError(f"line {line + bad} does not start with an id")
+        yield ids
+        line += len(stops)
+        carry = buf[stops[-1] + 1:].tobytes() if len(stops) else buf.tobytes()
     if carry:
         raise ValueError(f"line {line} has no newline at its end")
 
