@@ -120,4 +120,12 @@ def _configure_numba_cache() -> None:
         numba.config.CACHE_DIR = cache_dir
 
 
+NO_NUMBA_COLOUR = "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING"
+"""Set (unless the user set it) before numba is imported: with colorama installed (the docs
+extra brings it), numba initialises it for coloured error messages, and colorama's exit hook then
+writes a colour reset to a terminal after every command, ``--no-color`` and ``NO_COLOR``
+notwithstanding."""
+
+
 _configure_numba_cache()
+os.environ.setdefault(NO_NUMBA_COLOUR, "1")
