@@ -15,7 +15,8 @@ import textwrap
 import click
 
 from cli.common import (EXIT_UNKNOWN, SEED, BoundedInt, InputError, color_option, echo_json,
-                        engines_loading, json_option, quiet_option, want_color)
+                        engines_loading, hidden_by_json, json_option, progress_options,
+                        want_color)
 from cli.pyramid import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
                          prepared_workspace, rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option
@@ -49,7 +50,7 @@ def analyse_options(f):
                      help="The verdict (and minimum moves, when found within a second) under "
                           "all 32 combinations of recycles 0/1/2/unlimited, overlap, stock top "
                           "and goal, as one table."),
-        html_option, color_option, quiet_option, json_option,
+        html_option, color_option, progress_options, json_option,
     ]):
         f = decorate(f)
     return f
@@ -64,7 +65,7 @@ def rule_options_given(ctx) -> list[str]:
 
 
 def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, timeout,
-                    playouts, playout_seed, jobs, all_rules, html_path, no_color, quiet,
+                    playouts, playout_seed, jobs, all_rules, html_path, no_color, progress,
                     as_json) -> None:
     """Run the Pyramid analysis of the deal options and print it; exits 0 won, 1 lost, 3
     unknown (2 for bad input)."""
@@ -89,13 +90,13 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
         if not all_rules:
             load_analysis_kernels(deal, rules)
     if all_rules:
-        show_matrix(ident, deal, max_states, quiet, as_json, color)
+        show_matrix(ident, deal, max_states, hidden_by_json(progress, as_json), as_json, color)
         return
     from solver.pyramid.analysis import analyse_deal
 
     analysis = analyse_deal(deal, rules, start=pos, max_states=max_states, timeout=timeout,
                             playouts=playouts, seed=playout_seed, jobs=jobs,
-                            progress=not quiet and not as_json, workspace=ws)
+                            progress=hidden_by_json(progress, as_json), workspace=ws)
     if html_path is not None:
         from cli.replay_html import analysis_page, write_page
 
@@ -242,16 +243,14 @@ def playout_lines(analysis, from_start: bool) -> list[str]:
     return lines
 
 
-def show_matrix(ident: dict, deal, max_states: int, quiet: bool, as_json: bool,
+def show_matrix(ident: dict, deal, max_states: int, progress: bool | None, as_json: bool,
                 color: bool = False) -> None:
     """``--all-rules``: the verdict under every rule combination, as one table."""
-    from tqdm import tqdm
-
+    from solver.core.progress import progress_bar
     from solver.pyramid.matrix import matrix_findings, matrix_rules, rules_matrix
     from solver.pyramid.winnable import Outcome
 
-    bar = tqdm(total=len(matrix_rules()), desc="rules", unit="rules", leave=False,
-               disable=quiet or as_json, dynamic_ncols=True)
+    bar = progress_bar(progress, total=len(matrix_rules()), desc="rules", unit="rules")
     try:
         rows = rules_matrix(deal, max_states=max_states, progress=bar.update)
     finally:

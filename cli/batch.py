@@ -17,7 +17,8 @@ import sys
 
 import click
 
-from cli.common import InputError, echo_json, input_errors, json_option, jobs_option, quiet_option
+from cli.common import (InputError, echo_json, input_errors, json_option, jobs_option,
+                        progress_options)
 from cli.main import cli
 from cli.pyramid import rules_options
 
@@ -93,10 +94,10 @@ def _describe_source(source) -> str:
               help="Deals per chunk (default 10000; 250 with --optimal).")
 @click.option("--resume", is_flag=True,
               help="Continue an interrupted run of the same command (same input and options).")
-@quiet_option
+@progress_options
 @json_option
 def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeout, out, fmt,
-          force, jobs, scheduler, chunk, resume, quiet, as_json) -> None:
+          force, jobs, scheduler, chunk, resume, progress, as_json) -> None:
     """Score many Pyramid deals: winnability (and minimum moves), one row per deal, in a file.
 
     Finished chunks are kept on disk as they complete; after Ctrl-C, a kill or a crash, run the
@@ -118,7 +119,7 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
                               force, analyse, playouts)
     try:
         with input_errors():
-            summary = run_batch(plan, jobs=jobs, resume=resume, progress=not quiet,
+            summary = run_batch(plan, jobs=jobs, resume=resume, progress=progress,
                                 scheduler=scheduler, force=force)
     except BatchInterrupted as e:
         click.echo(str(e), err=True)

@@ -14,6 +14,7 @@ import sys
 
 import click
 
+from solver.core.progress import PROGRESS_AUTO
 from solver.core.text import quoted, shorten
 
 MAX_SEED = (1 << 63) - 1
@@ -114,9 +115,21 @@ def jobs_option(f):
                         help="Worker processes (0 = all cores).")(f)
 
 
-def quiet_option(f):
-    """``--quiet/-q``: no progress bar on stderr."""
-    return click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")(f)
+def progress_options(f):
+    """``--quiet/-q`` and ``--progress``, one parameter ``progress``: False, True, or
+    ``PROGRESS_AUTO`` (the bar only when stderr is a terminal) when neither is given; the last
+    one given counts."""
+    f = click.option("--progress", "progress", flag_value=True,
+                     help="Draw the progress bar on stderr even when it is not a terminal "
+                          "(a log file, a pipe).")(f)
+    return click.option("--quiet", "-q", "progress", flag_value=False, default=PROGRESS_AUTO,
+                        help="No progress bar on stderr (by default it is drawn only when stderr "
+                             "is a terminal).")(f)
+
+
+def hidden_by_json(progress: bool | None, as_json: bool) -> bool | None:
+    """The bar of a command that leaves it out with ``--json`` unless ``--progress`` asks."""
+    return False if as_json and progress is PROGRESS_AUTO else progress
 
 
 def echo_json(obj) -> None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import click
 
-from cli.common import SEED, echo_json, input_errors, jobs_option, json_option, quiet_option
+from cli.common import (SEED, echo_json, input_errors, jobs_option, json_option,
+                        progress_options)
 from solver.games import find_game
 from solver.games.base import (ANALYSE, SHOW, SIMULATE, Game, Option, render_trace,
                                summary_json, trace_json)
@@ -56,9 +57,9 @@ def click_option(o: Option):
 
 
 def build(game: Game, command: str, callback) -> click.Command:
-    """``command GAME``: the game's options in declared order, then ``--jobs`` and ``--quiet``
-    (commands that run many games) and ``--json``."""
-    shared = [jobs_option, quiet_option] if command in (SIMULATE, ANALYSE) else []
+    """``command GAME``: the game's options in declared order, then ``--jobs``, ``--quiet`` and
+    ``--progress`` (commands that run many games) and ``--json``."""
+    shared = [jobs_option, progress_options] if command in (SIMULATE, ANALYSE) else []
     decorators = [click_option(o) for o in game.options_for(command)] + shared + [json_option]
     for decorate in reversed(decorators):
         callback = decorate(callback)
@@ -76,13 +77,13 @@ def make_rules(game: Game, command: str, values: dict) -> tuple:
 def runs_command(game: Game, command: str, run, render) -> click.Command:
     """``simulate`` or ``analyse``: many seeded games, summarised by ``run`` and printed by
     ``render`` (or as JSON)."""
-    def runs(as_json: bool, jobs: int, quiet: bool, **values) -> None:
+    def runs(as_json: bool, jobs: int, progress: bool | None, **values) -> None:
         from solver.core.memory import check_room_to_load
 
         rules, own, _ = make_rules(game, command, values)
         check_room_to_load()  # a MemoryError: the frame's one line about memory, exit 3
         with input_errors():
-            summary = run(rules, jobs=jobs, progress=not quiet, **own)
+            summary = run(rules, jobs=jobs, progress=progress, **own)
         if as_json:
             echo_json(summary_json(summary))
             return

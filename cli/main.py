@@ -187,6 +187,12 @@ class PyramidGroup(click.Group):
         name = click.utils.make_str(args[0])
         cmd = self.get_command(ctx, name)
         if cmd is None and not ctx.resilient_parsing and not name.startswith("-"):
+            if self.games:  # a game without this command is not a misspelling
+                from solver.games import lacking_command
+
+                lacking = lacking_command(name, self.name, ctx.find_root().info_name)
+                if lacking is not None:
+                    raise click.UsageError(lacking, ctx)
             raise click.UsageError(f"No such command '{name}'.{self.suggest(ctx, name)}", ctx)
         if cmd is None:
             return super().resolve_command(ctx, args)
@@ -342,8 +348,9 @@ def simulate() -> None:
 def analyse(ctx, **values) -> None:
     """Analyse a deal. A Pyramid deal (pyramid analyse --seed N): the verdict, why a lost deal is
     lost and how far it can be taken, the choices along a shortest win, how often random and
-    greedy players win, and with --all-rules the verdict under every rule combination. Another
-    game's deal (pyramid analyse GAME): repeated random play. Exit 0 winnable, 1 not, 2 bad
+    greedy players win, and with --all-rules the verdict under every rule combination. An Old
+    Maid deal (pyramid analyse old-maid; the other games have simulate and show only): repeated
+    random play. Exit 0 winnable, 1 not, 2 bad
     input, 3 unknown."""
     if ctx.invoked_subcommand is None:
         analyse_cmd.analyse_pyramid(ctx, **values)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from cli.common import echo_json, json_option, quiet_option
+from cli.common import echo_json, hidden_by_json, json_option, progress_options
 from cli.main import EXIT_INTERNAL, EXIT_IO, cli
 
 GAMES = ("old-maid", "black-maria", "hearts", "one-card", "duizenden")
@@ -85,24 +85,23 @@ class Target(click.Choice):
 @cli.command()
 @click.argument("commands", nargs=-1, metavar="[COMMAND]...",
                 type=Target())
-@quiet_option
+@progress_options
 @json_option
-def warmup(commands: tuple[str, ...], quiet: bool, as_json: bool) -> None:
+def warmup(commands: tuple[str, ...], progress: bool | None, as_json: bool) -> None:
     """Compile the kernels of the commands now, so that their first run starts from the cache.
     COMMAND: solve, hint, check, analyse, batch (the default: all five), a game (old-maid,
     black-maria, hearts, one-card, duizenden) or 'all' (every one). Run it once after installing
     or upgrading; a command already compiled takes about a second. Exit 0 done, 2 bad input, 70 a
     command failed, 130 interrupted."""
-    from tqdm import tqdm
-
     from solver.core.compiling import run_logged
+    from solver.core.progress import progress_bar
 
     check_cache_writable(cache_dir())
     names = [c.lower() for c in commands] or list(PYRAMID_COMMANDS)
     chosen = [t for t in TARGETS if t in names or ALL in names]
     rows = []
-    bar = tqdm(total=len(chosen), desc="compiling", unit="command", disable=quiet or as_json,
-               leave=False, dynamic_ncols=True)
+    bar = progress_bar(hidden_by_json(progress, as_json), total=len(chosen), desc="compiling",
+                       unit="command")
     try:
         with tempfile.TemporaryDirectory(prefix="pyramid-warmup-") as tmp:
             for name in chosen:

@@ -50,7 +50,6 @@ import time
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from tqdm import tqdm
 
 from solver.batch.cluster import run_dask
 from solver.batch.parts import (Notice, drop_part, join_parts, lock_parts, open_parts,
@@ -61,6 +60,7 @@ from solver.batch.sources import LineSource
 from solver.batch.summary import Summary
 from solver.batch.verify import Planned, planned_chunk
 from solver.batch.work import ChunkTask, solve_chunk
+from solver.core.progress import progress_bar
 from solver.core.runner import check_jobs, run_tasks
 from solver.pyramid.deals import DealError
 
@@ -141,7 +141,7 @@ def say(line: str) -> None:
 
 
 def run_batch(plan: BatchPlan, jobs: int | None = None, resume: bool = False,
-              progress: bool = True, scheduler: str | None = None, force: bool = False,
+              progress: bool | None = True, scheduler: str | None = None, force: bool = False,
               notice: Notice = say) -> dict:
     """Score every deal of ``plan`` into ``plan.out``; returns the summary (``Summary.to_dict``)
     plus ``run`` facts. ``force`` throws away the parts of an interrupted run and starts again;
@@ -171,7 +171,7 @@ class Scored:
     executor: str
 
 
-def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
+def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool | None,
                 scheduler: str | None, lock: int, force: bool, notice: Notice) -> dict:
     fresh = force or not os.path.exists(os.path.join(plan.parts_dir, MANIFEST))
     try:
@@ -215,7 +215,7 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool,
     return d
 
 
-def score_missing(plan: BatchPlan, jobs: int, progress: bool, scheduler: str | None, lock: int,
+def score_missing(plan: BatchPlan, jobs: int, progress: bool | None, scheduler: str | None, lock: int,
                   done: dict[int, dict], notice: Notice) -> Scored:
     """Score every chunk of the input that ``done`` lacks, saving each as it finishes (its
     record goes into ``done``)."""
@@ -241,8 +241,8 @@ def score_missing(plan: BatchPlan, jobs: int, progress: bool, scheduler: str | N
             tasks = _tasks(plan, chunks, done, digests, planned, notice)
             results = run_tasks(solve_or_wait, ((t,) for t in tasks), jobs, close_fds=(lock,))
             where = "1 process" if jobs == 1 else f"{jobs} processes"
-        bar = tqdm(total=total, initial=already, desc="deals", unit="deal", disable=not progress,
-                   leave=False, dynamic_ncols=True, smoothing=0.1, file=sys.stderr)
+        bar = progress_bar(progress, total=total, initial=already, desc="deals", unit="deal",
+                           smoothing=0.1)
         for r in results:
             if r is None:  # a worker's WAITING answered
                 continue

@@ -35,6 +35,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from solver.core.memory import as_memory_error, says_out_of_memory
+from solver.core.progress import progress_bar
 from solver.core.validate import check_int
 
 ChunkFn = Callable[[int, int, int, dict], dict]
@@ -337,19 +338,18 @@ def run_tasks(fn: Callable, tasks: Iterable[tuple], jobs: int = 1, *, ordered: b
 
 
 def run_games(run_chunk: ChunkFn, seed: int, games: int, params: dict, jobs: int | None = 1,
-              progress: bool = True, chunk: int = DEFAULT_CHUNK, desc: str = "games") -> dict:
-    """Play ``games`` games through ``run_chunk`` and return the per-game records in game order.
+              progress: bool | None = True, chunk: int = DEFAULT_CHUNK,
+              desc: str = "games") -> dict:
+    """Play ``games`` games through ``run_chunk`` and return the per-game records in game order;
+    ``progress`` is a ``solver.core.progress`` setting (True, False or ``PROGRESS_AUTO``).
 
     Ctrl-C raises ``KeyboardInterrupt`` within a chunk's time (one process) or at once (worker
     processes, which are ended); nothing is left running."""
-    from tqdm import tqdm  # the progress bar's import is not paid by commands that never run
-
     games = check_games(games)
     jobs = check_jobs(jobs)
     spans = [(start, min(chunk, games - start)) for start in range(0, games, chunk)]
     parts: list[dict | None] = [None] * len(spans)
-    bar = tqdm(total=games, desc=desc, unit="game", disable=not progress, leave=False,
-               dynamic_ncols=True)
+    bar = progress_bar(progress, total=games, desc=desc, unit="game")
     try:
         results = run_tasks(run_chunk, ((seed, start, n, params) for start, n in spans),
                             min(jobs, len(spans)), ordered=True)

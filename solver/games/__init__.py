@@ -50,3 +50,25 @@ def find_game(name: str) -> Game:
     if key not in GAMES:
         raise ValueError(f"unknown game {name!r} (choose from {', '.join(GAMES)})")
     return GAMES[key]
+
+
+def games_with(command: str) -> list[str]:
+    """The canonical names of the games that have ``command`` (``simulate``, ``show`` or
+    ``analyse``), in registry order."""
+    return [name for name, game in GAMES.items() if command in game.commands]
+
+
+def lacking_command(name: str, command: str, prog: str = "pyramid") -> str | None:
+    """For a game (by name or alias) that exists but has no ``command``: a sentence saying so,
+    which games have it and which commands this game has (as ``prog`` commands); None for an
+    unknown name or a game that has the command."""
+    try:
+        game = find_game(name)
+    except ValueError:
+        return None
+    if command in game.commands:
+        return None
+    others = " or ".join(f"'{prog} {c} {game.name}'" for c in game.commands)
+    have = games_with(command)
+    return (f"{game.name} has no {command} command ({' and '.join(have)} "
+            f"{'has' if len(have) == 1 else 'have'} one); try {others}.")

@@ -1,17 +1,21 @@
 """Random-play and greedy win rates of a Pyramid deal: N seeded playouts per player.
 
 A *playout* plays one game from the deal's start (or from a given position) to its end under the
-deal's rules (docs/pyramid.md), choosing each move by one of two players:
+deal's rules, choosing each move by one of two players. The players, the list of legal moves
+they choose from and when a game ends are stated exactly in docs/pyramid.md ("Players"); in
+short:
 
-* **random**: each turn, picks uniformly among *all* legal moves: every pair of two available
-  cards, every overlap pair (when the rules allow them), every available king, and the draw (or,
-  with the stock empty, the recycle, while recycles are left). Nothing is pruned: the legal moves
-  are exactly those ``replay.Position.legal_steps`` lists, in its order.
-* **greedy**: a beginner's rule. Remove cards whenever possible: a king before any pair; among
-  the kings (or, with no king available, among the pairs) take the one that removes a pyramid card
-  from the lowest row (row 7 at the bottom .. row 1 the apex; a move removing no pyramid card,
-  such as a waste card paired with the stock top, counts as row 0, after every pyramid move). Ties
-  are broken uniformly at random. With nothing to remove, draw; with the stock empty, recycle.
+* **random**: picks uniformly among all legal moves, each listed once: every pair of two
+  available cards (one move, whichever card comes first), every overlap pair (when allowed),
+  every available king, and the draw (or, with the stock empty, the recycle while recycles are
+  left). The list is exactly ``replay.Position.legal_steps``, in its order.
+* **greedy**: plays a removal of the highest score (the lowest row of the pyramid cards it
+  removes, 0 for none, plus 8 for a king), ties uniformly; with no removal the draw or else the
+  recycle.
+
+A game is won when the goal is met and lost when no legal move is left; with unlimited recycles
+it is also lost when the player picks a recycle after an earlier recycle of the same game with no
+card removed since (the first recycle never ends a game).
 
 Randomness: playout ``i`` of a run with ``seed`` draws from its own SplitMix64 stream,
 ``rng.new_state(rng.stream_seed(seed, i))`` (solver/core/rng.py), the same stream for both
@@ -19,12 +23,6 @@ players. A choice among ``k >= 2`` moves takes one ``rng.below(k)`` draw (the ra
 ``k``-th legal move in ``legal_steps`` order; the greedy player: the ``k``-th of the tied best
 removals in that order); a choice with one move left takes no draw. A playout's result depends
 only on ``(seed, i)``, so the rates are the same whatever ``jobs`` is.
-
-End of a game: it is won when the goal is met (the pyramid cleared; with goal "all" the stock
-and waste emptied too) and lost when no legal move is left. Loop rule: with unlimited recycles a
-game could go round for ever, so it ends as lost when the player recycles after a full pass
-through the stock (from one recycle to the next) in which no card was removed. With limited
-recycles no such rule is needed: the game ends when no move is left.
 
 The kernels are in ``solver.pyramid.playout_kernels``; playouts run through the shared seeded
 runner (``solver.core.runner.run_games``) like the other games' simulators.

@@ -106,10 +106,15 @@ def test_deal_file_and_stdin(tmp_path):
 
 
 def test_progress_bar_on_stderr_only(tmp_path):
-    r = run("batch", "--seeds", "0:300", "-o", tmp_path / "r.csv", "--json")
+    """``--progress`` draws the bar although stderr is not a terminal here; without it (and
+    with ``-q``) none is drawn."""
+    r = run("batch", "--seeds", "0:300", "-o", tmp_path / "r.csv", "--json", "--progress")
     assert r.exit_code == 0
     assert "deal/s" in r.stderr
     json.loads(r.stdout)
+    for quiet in ([], ["-q"]):
+        r = run("batch", "--seeds", "0:300", "-o", tmp_path / "r.csv", "--force", *quiet)
+        assert r.exit_code == 0 and "deal/s" not in r.stderr, r.stderr
 
 
 def test_bad_input_is_one_line(tmp_path):

@@ -63,8 +63,9 @@ def test_help_lists_each_game_once_by_its_canonical_name():
 # --- Ctrl-C -----------------------------------------------------------------------------------
 
 def interrupt_after_start(args: list[str]) -> tuple[subprocess.Popen, float, str]:
-    """Start ``pyramid ARGS``, wait for its progress bar, send SIGINT; (process, seconds it took
-    to end after the signal, all of stderr)."""
+    """Start ``pyramid ARGS``, wait for its progress bar (forced by ``--progress`` in ARGS: stderr
+    is a pipe), send SIGINT; (process, seconds it took to end after the signal, all of
+    stderr)."""
     proc = subprocess.Popen([*PYRAMID, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=interruptible)
     first = proc.stderr.read(1)  # the progress bar's first draw: the run has started
@@ -84,7 +85,7 @@ def test_ctrl_c_stops_a_simulation_at_once(game, jobs):
     warm = run_pyramid(["simulate", game, "--games", "3", "-q", "-j", "1"])  # compile first
     assert warm.returncode == 0, warm.stderr
     proc, seconds, stderr = interrupt_after_start(
-        ["simulate", game, "--games", "100000000", "-j", jobs])
+        ["simulate", game, "--games", "100000000", "-j", jobs, "--progress"])
     assert proc.returncode == EXIT_INTERRUPTED, stderr[-2000:]
     assert seconds < STOP_SECONDS
     assert "Traceback" not in stderr and "Exception ignored" not in stderr

@@ -345,7 +345,8 @@ def test_force_replaces_a_finished_file(tmp_path):
 
 
 def test_stdin_progress_shows_a_count_and_a_rate(tmp_path):
-    proc = run_pyramid(["batch", "--deal-file", "-", "-o", tmp_path / "r.csv"], input=DEALS)
+    proc = run_pyramid(["batch", "--deal-file", "-", "-o", tmp_path / "r.csv", "--progress"],
+                       input=DEALS)
     assert proc.returncode == 0, proc.stderr
     last = error_lines(proc.stderr)[-1]
     assert "6deal" in last.replace(" ", "") and "deal/s" in last, proc.stderr

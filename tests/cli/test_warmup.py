@@ -132,7 +132,7 @@ def test_a_failing_command_line_is_one_line_and_exit_70(monkeypatch, tmp_path):
 
 def test_ctrl_c_stops_the_warmup_and_its_child_processes(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([*PYRAMID, "warmup", "solve"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*PYRAMID, "warmup", "solve", "--progress"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, preexec_fn=interruptible)
     first = proc.stderr.read(1)  # the progress bar's first draw: the child has started
     assert first, proc.communicate()

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from cli.games import game_command
 from cli.main import cli
 from solver.core.runner import run_games
-from solver.games import ALIASES, GAMES, REGISTERED, build_registry, find_game
+from solver.games import (ALIASES, GAMES, REGISTERED, build_registry, find_game, games_with,
+                          lacking_command)
 from solver.games.base import (ANALYSE, COMMANDS, SHOW, SIMULATE, Option, Trace, declare,
                                summary_json)
 
@@ -92,6 +93,24 @@ def test_names_and_aliases_are_unique_and_found():
 def test_an_unknown_game_names_the_choices():
     with pytest.raises(ValueError, match="unknown game 'chess' .choose from old-maid, "):
         find_game("chess")
+
+
+def test_a_game_without_a_command_is_named_as_such():
+    """``pyramid analyse black-maria`` says the game has no analyse and which games do, not that
+    no such game exists; every game has simulate and show."""
+    have = games_with(ANALYSE)
+    assert have == [g.name for g in REGISTERED if g.analyse is not None] and have
+    for game in REGISTERED:
+        assert lacking_command(game.name, SIMULATE) is None
+        assert lacking_command(game.name, SHOW) is None
+        if game.analyse is None:
+            text = lacking_command(game.aliases[0] if game.aliases else game.name, ANALYSE)
+            assert text.startswith(f"{game.name} has no analyse command ("), text
+            assert all(name in text for name in have)
+            assert f"'pyramid simulate {game.name}' or 'pyramid show {game.name}'" in text
+        else:
+            assert lacking_command(game.name, ANALYSE) is None
+    assert lacking_command("chess", ANALYSE) is None
 
 
 def test_a_name_declared_twice_is_refused():

@@ -59,10 +59,12 @@ def test_simulate_same_output_whatever_the_job_count():
 
 
 def test_progress_bar_goes_to_stderr():
-    r = run("simulate", "old-maid", "-n", 1000, "--seed", 1, "--json", "-j", 1)
+    r = run("simulate", "old-maid", "-n", 1000, "--seed", 1, "--json", "-j", 1, "--progress")
     assert r.exit_code == 0
     json.loads(r.stdout)  # stdout holds only the JSON document
     assert "old-maid" in r.stderr
+    # stderr is not a terminal here: without --progress no bar
+    assert run("simulate", "old-maid", "-n", 1000, "--seed", 1, "-j", 1).stderr == ""
 
 
 @pytest.mark.parametrize("args,words", [

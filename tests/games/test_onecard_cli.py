@@ -48,9 +48,10 @@ def test_simulate_no_joker_option():
 
 
 def test_progress_bar_goes_to_stderr_only():
-    r = run("simulate", "one-card", "--games", "300", "--json", "-j", "1")
+    r = run("simulate", "one-card", "--games", "300", "--json", "-j", "1", "--progress")
     assert r.exit_code == 0
     json.loads(r.stdout)
+    assert "one-card" in r.stderr
 
 
 def test_show_prints_the_deal_and_the_round_trick_by_trick():

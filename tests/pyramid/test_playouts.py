@@ -1,29 +1,36 @@
-"""Playouts: the full legal-move generator against ``Position.legal_steps``, both players
-against plain-Python players on ``replay.Position`` with the plain-Python SplitMix64, the same
-rates whatever ``jobs``, and a chi-square test of the random player's choice."""
+"""Playouts: the full legal-move generator against ``Position.legal_steps`` and the list of
+docs/pyramid.md, both players game by game against the plain players written from the docs
+(tests/reference/players.py) drawing from the plain-Python SplitMix64, their rates against the
+plain players' with Python's own generator (slow), the same rates whatever ``jobs``, and a
+chi-square test of the random player's choice."""
 
 from __future__ import annotations
 
 import itertools
 import math
 import random
+import re
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from solver.core.cards import card_rank
+from solver.core.cards import card_rank, parse_card
 from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS, ROW_OF
+from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS
 from solver.pyramid.playout_kernels import (PLAYER_GREEDY, PLAYER_RANDOM, choose, gen_legal,
                                             play_block, uncovered_and_overlap)
 from solver.pyramid.playouts import (DEFAULT_PLAYOUTS, PLAYERS, PlayoutRates, playout_rates,
                                      playout_wins_many, start_state)
-from solver.pyramid.replay import STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position
+from solver.pyramid.replay import (STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position,
+                                   format_step, parse_solution)
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE,
                                   REC_MASK, apply_concrete, deal_tables, decode_move,
                                   pack_position, uncovered_mask)
-from tests.reference.rng import SplitMix64
+from tests.reference.players import (SplitMix64Choice, greedy_choice, greedy_score, legal_moves,
+                                     play, wins)
 from tests.reference.rng import stream_seed as ref_stream_seed
 
 ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=t, goal=g)
@@ -75,14 +82,15 @@ def walk_positions(rules: Rules, deals: int, steps: int, seed: int):
 
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe())
 def test_legal_moves_equal_legal_steps(rules):
-    """gen_legal lists exactly legal_steps, in its order, and each move leads where the step
-    does (about 5,000 positions over the 32 rule combinations)."""
+    """gen_legal lists exactly legal_steps, and the list docs/pyramid.md states (as
+    tests/reference/players.py enumerates it from the text), in their order; each move leads
+    where the step does (about 5,000 positions over the 32 rule combinations)."""
     seen = 0
     rule = rule_args(rules)
     for pos in walk_positions(rules, deals=4, steps=60, seed=ALL_RULES.index(rules)):
         tabs = deal_tables(pos.deal)
         moves = kernel_moves(pos, tabs, rule)
-        assert [move_step(pos.deal, m) for m in moves] == pos.legal_steps()
+        assert [move_step(pos.deal, m) for m in moves] == pos.legal_steps() == legal_moves(pos)
         state = np.uint64(pack(pos))
         for m, step in zip(moves, pos.legal_steps()):
             after = pos.copy()
@@ -123,43 +131,12 @@ def test_won_position_has_no_moves():
 # --------------------------------------------------------------------------- plain players
 
 
-def greedy_reference(legal: list, pos: Position, rng: SplitMix64) -> tuple:
-    """The greedy rule of solver/pyramid/playouts.py, written from its docstring."""
-    removals = [s for s in legal if s[0] in (STEP_KING, STEP_PAIR)]
-    if not removals:
-        return legal[-1]
-    pos_of = {int(c): p for p, c in enumerate(pos.deal[:PYRAMID_CARDS])}
-
-    def score(step):
-        rows = [int(ROW_OF[pos_of[c]]) + 1 for c in step[1:] if c in pos_of]
-        return (step[0] == STEP_KING, max(rows, default=0))
-
-    best = max(score(s) for s in removals)
-    ties = [s for s in removals if score(s) == best]
-    return ties[rng.below(len(ties))] if len(ties) > 1 else ties[0]
-
-
 def reference_playout(deal, rules: Rules, player: str, seed: int, i: int,
                       start: Position | None = None) -> bool:
-    """One playout on ``replay.Position`` with the plain-Python SplitMix64."""
-    rng = SplitMix64(ref_stream_seed(seed, i))
-    pos = Position(deal, rules) if start is None else start.copy()
-    recycled = removed = False
-    while True:
-        legal = pos.legal_steps()
-        if not legal:
-            return pos.is_won()
-        if player == "greedy":
-            step = greedy_reference(legal, pos, rng)
-        else:
-            step = legal[rng.below(len(legal))] if len(legal) > 1 else legal[0]
-        if step[0] == STEP_RECYCLE and rules.recycles is None:
-            if recycled and not removed:
-                return False  # a full pass from one recycle to the next removed nothing
-            recycled, removed = True, False
-        elif step[0] in (STEP_KING, STEP_PAIR):
-            removed = True
-        pos.apply(step)
+    """Playout ``i`` of ``seed`` by the players of tests/reference/players.py (written from
+    docs/pyramid.md), drawing from the same SplitMix64 stream as the kernels' playout ``i``."""
+    start = Position(deal, rules) if start is None else start
+    return play(start, player, SplitMix64Choice(seed, i))
 
 
 def kernel_playouts(deal, rules: Rules, seed: int, count: int, start=None) -> np.ndarray:
@@ -224,6 +201,78 @@ def test_reference_can_fail():
     got = kernel_playouts(deal, rules, 11, 25)
     other = [reference_playout(deal, rules, "random", 12, i) for i in range(25)]
     assert [bool(x) for x in got[:, PLAYER_RANDOM]] != other
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "pyramid.md"
+EXAMPLE_SEED, EXAMPLE_LINE = 18, "2s+Jh draw"
+"""The worked example of docs/pyramid.md ("Players"): seed 18, standard rules, after these."""
+
+
+def docs_example_table() -> list[tuple[str, str]]:
+    """``(move, greedy score)`` of each row of the worked example's table in docs/pyramid.md."""
+    text = DOCS.read_text()
+    part = text[text.index("**Worked example.**"):]
+    rows = re.findall(r"^\| (\d+) \| (\S+) \| [^|]+ \| (\d*) *\|$", part, re.MULTILINE)
+    assert [int(n) for n, _, _ in rows] == list(range(1, len(rows) + 1)), rows
+    return [(move, score) for _, move, score in rows]
+
+
+def test_docs_worked_example_is_the_kernels_list():
+    """The table of the worked example is the kernel's list there, in its order, with the
+    reference's greedy scores; and the greedy player plays its best-scoring move."""
+    deal = deal_from_seed(EXAMPLE_SEED)
+    pos = Position(deal, Rules())
+    for step in parse_solution(EXAMPLE_LINE):
+        pos.apply(step)
+    moves = [move_step(deal, m) for m in kernel_moves(pos, deal_tables(deal), rule_args(Rules()))]
+    want = [(format_step(m), str(greedy_score(pos, m)) if m[0] in (STEP_KING, STEP_PAIR) else "")
+            for m in moves]
+    assert docs_example_table() == want
+    assert greedy_choice(pos, legal_moves(pos), random.Random(0)) == (STEP_KING, parse_card("Kc"))
+
+
+# --------------------------------------------------------------------------- rates (slow)
+
+RATE_GAMES = 20_000
+"""Games per player and deck of the rate comparison, for the kernel and the reference each."""
+Z_99 = 2.5758
+"""Two-sided 99% normal quantile."""
+RATE_DECKS = [(PRESETS["standard"], 196), (PRESETS["standard"], 280), (PRESETS["msc"], 144),
+              (Rules(recycles=None, overlap=True, stock_top=True, goal="all"), 90)]
+"""``(rules, deal seed)``: decks with random-play rates near 0.5 and 0.3 and greedy rates from
+0.5 to 1 (the comparison is sharpest near 0.5)."""
+
+
+def rates_agree(a: int, b: int, n: int) -> bool:
+    """Two win counts out of ``n`` games each are within the 99% interval of their difference
+    (normal approximation, pooled rate); equal counts always agree."""
+    p = (a + b) / (2 * n)
+    return abs(a - b) / n <= Z_99 * math.sqrt(max(p * (1 - p), 0.0) * 2 / n)
+
+
+def test_rates_agree_two_sided():
+    assert rates_agree(10_500, 10_500, 20_000) and rates_agree(20_000, 20_000, 20_000)
+    assert rates_agree(10_700, 10_500, 20_000)          # 1 point apart: z = 2.0
+    assert not rates_agree(10_800, 10_500, 20_000)      # 1.5 points: z = 3.0
+    assert not rates_agree(19_990, 20_000, 20_000)      # a sure win lost 10 times
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules, deal_seed", RATE_DECKS,
+                         ids=[f"{r.describe()}-seed{s}" for r, s in RATE_DECKS])
+def test_kernel_rates_agree_with_reference_players(rules, deal_seed):
+    """The kernel's random and greedy win rates over ``RATE_GAMES`` playouts agree, within a 99%
+    interval, with the reference players' (written from docs/pyramid.md) over as many games
+    drawing from Python's own generator (``random.Random``), not the kernels' stream."""
+    deal = deal_from_seed(deal_seed)
+    got = playout_rates(deal, rules, games=RATE_GAMES, seed=1, jobs=1)
+    start = Position(deal, rules)
+    rng = random.Random(zlib.crc32(f"{rules.describe()} {deal_seed}".encode()))
+    for player, kernel_wins in (("random", got.random_wins), ("greedy", got.greedy_wins)):
+        ref_wins = wins(start, player, RATE_GAMES, rng)
+        print(f"{rules.describe()}, seed {deal_seed}, {player}: kernel {kernel_wins / RATE_GAMES:.4f}"
+              f" reference {ref_wins / RATE_GAMES:.4f} ({RATE_GAMES} games each)")
+        assert rates_agree(kernel_wins, ref_wins, RATE_GAMES), (player, kernel_wins, ref_wins)
 
 
 # --------------------------------------------------------------------------- API
