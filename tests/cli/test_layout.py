@@ -1,4 +1,4 @@
-"""The import direction of the README's "Layout" section, checked on the sources with ``ast``.
+"""The import direction of the "Layout" section of docs/internals.md, checked on the sources with ``ast``.
 
 Every ``import`` and ``from ... import`` in ``solver/`` and ``cli/`` is read (also those inside
 functions, which load lazily but still depend), resolved to a module name, and checked against the

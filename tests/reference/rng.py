@@ -1,4 +1,4 @@
-"""Plain-Python SplitMix64 and Fisher-Yates, written from the README's description only.
+"""Plain-Python SplitMix64 and Fisher-Yates, written from the description in docs/pyramid.md ("Seeded deals") only.
 
 The numba generator in solver/core/rng.py must agree with this on every seed tried."""
 
