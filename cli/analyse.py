@@ -4,7 +4,7 @@ The ``analyse`` group of ``cli.main`` runs ``analyse_pyramid`` when no game is n
 (``pyramid analyse --seed 7``) and a game's own analysis otherwise (``pyramid analyse hearts``).
 This module holds the Pyramid options (``analyse_options``) and the printing; the analysis itself
 is ``solver.pyramid.analysis`` and ``solver.pyramid.matrix``. Light to import: click and
-``cli.pyramid`` only, the engines load when a command runs.
+``cli.options`` only, the engines load when a command runs.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import click
 from cli.common import (EXIT_UNKNOWN, SEED, BoundedInt, InputError, color_option, echo_json,
                         engines_loading, hidden_by_json, json_option, progress_options,
                         want_color)
-from cli.pyramid import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
-                         prepared_workspace, rules_options, search_limit_options)
+from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
+                         rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option
+from solver import api
 from solver.pyramid.sentences import (LIMIT_TEXT, deal_title, partial_sentence, plural,
                                       reason_sentence, verdict_text)
 
@@ -31,7 +32,7 @@ import the engines; a test checks the two agree)."""
 TEXT_WIDTH = 100
 """Long sentences (a reason naming many cards) are wrapped to this width."""
 RULE_OPTIONS = ("preset", "recycles", "overlap", "stock_top", "goal")
-"""The parameters of ``cli.pyramid.rules_options`` (refused with ``--all-rules``)."""
+"""The parameters of ``cli.options.rules_options`` (refused with ``--all-rules``)."""
 
 
 def analyse_options(f):
@@ -86,7 +87,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
         ident, deal = load_one_deal(seed, deal_text, deal_file)
         pos, start, played = position_after(deal, rules, after)
         check_html_path(html_path)
-        ws = prepared_workspace(rules, any_line=False)
+        ws = api.search_workspace(rules, minimal=True)
         if not all_rules:
             load_analysis_kernels(deal, rules)
     if all_rules:

@@ -20,7 +20,7 @@ import click
 from cli.common import (InputError, echo_json, input_errors, json_option, jobs_option,
                         progress_options)
 from cli.main import cli
-from cli.pyramid import rules_options
+from cli.options import rules_options
 
 EXIT_FAILED = 1
 """A fault stopped the run; its finished chunks are kept for --resume."""

@@ -1,9 +1,10 @@
 """Entry point: the ``pyramid`` command group and its sub-groups, and the frame around every run.
 
-The Pyramid commands (``cli.pyramid.COMMANDS``) are added to the group here; the games' and batch
-command modules register themselves when first asked for (the ``lazy`` maps), and no command
-module imports numba at import time, so ``pyramid --help`` and each shell-completion request stay
-fast. ``cli.pyramid`` does not import this module (no import cycle).
+The Pyramid commands (``cli.solve``, ``cli.hint``, ``cli.check``; ``cli.show`` for the Pyramid
+side of ``show``, ``cli.analyse`` for that of ``analyse``) are added to the group here; the games'
+and batch command modules register themselves when first asked for (the ``lazy`` maps), and no
+command module imports numba at import time, so ``pyramid --help`` and each shell-completion
+request stay fast. None of those Pyramid modules imports this one (no import cycle).
 
 The frame (``PyramidGroup.main``) gives every way a run can end one clean answer:
 
@@ -35,7 +36,10 @@ from typing import Callable
 import click
 
 from cli import analyse as analyse_cmd
-from cli import pyramid
+from cli import check as check_cmd
+from cli import hint as hint_cmd
+from cli import show as show_cmd
+from cli import solve as solve_cmd
 from cli.common import EXIT_UNKNOWN, SEED, color_option
 from solver.core.extras import DISTRIBUTION
 from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
@@ -331,7 +335,7 @@ def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""
 
 
-for command in pyramid.COMMANDS:
+for command in (solve_cmd.solve, check_cmd.check, hint_cmd.hint):
     cli.add_command(command)
 
 
@@ -370,7 +374,7 @@ def analyse(ctx, **values) -> None:
 def show(ctx, seed, deal_text, as_json, no_color) -> None:
     """Print a deal: a Pyramid deal (pyramid show --seed N) or another game's (pyramid show GAME)."""
     if ctx.invoked_subcommand is None:
-        pyramid.show_pyramid(seed, deal_text, as_json, no_color)
+        show_cmd.show_pyramid(seed, deal_text, as_json, no_color)
         return
     error = ctx.command.options_before_game(ctx)
     if error is not None:  # pyramid show --seed 1 old-maid: options meant for the game

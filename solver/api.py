@@ -50,7 +50,8 @@ def as_deal(deal):
 
 
 def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,
-          max_states: int | None = None, timeout: float | None = None):
+          max_states: int | None = None, timeout: float | None = None, start: int | None = None,
+          workspace=None):
     """Settle ``deal`` (a deal number, deal text or 52 card ids) under ``rules``: a
     ``SolveResult`` with the outcome (``Outcome.WON``/``LOST``/``UNKNOWN``), a solution on a win,
     and the counters.
@@ -58,6 +59,10 @@ def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,
     ``minimal`` (the default) asks for a minimum-move solution (``solve_optimal``); False for any
     winning line, found by the much faster winnability search (``solve_winnable``; ``timeout``
     then does not apply). ``max_states`` and ``timeout`` end the search with ``UNKNOWN``.
+    ``start``: a packed position to search from instead of the deal's start
+    (``solver.pyramid.state.pack_position``); ``workspace``: one from ``search_workspace`` for
+    the same ``minimal`` and rules, reused across searches (the commands load it, and with it
+    every kernel, before the first search's clock starts).
 
     >>> result = solve(1)
     >>> result.outcome.name, result.moves, result.optimal
@@ -68,13 +73,34 @@ def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,
     if minimal:
         from solver.pyramid.optimal.api import solve_optimal
 
-        return solve_optimal(deal, rules, timeout=timeout, **limits)
+        return solve_optimal(deal, rules, start=start, timeout=timeout, workspace=workspace,
+                             **limits)
     if timeout is not None:
         raise ValueError("timeout limits the minimum-move search; with minimal=False use "
                          "max_states")
     from solver.pyramid.winnable import solve_winnable
 
-    return solve_winnable(deal, rules, **limits)
+    return solve_winnable(deal, rules, start=start, workspace=workspace, **limits)
+
+
+def search_workspace(rules: Rules | str | None = None, minimal: bool = True):
+    """The workspace ``solve(..., minimal=minimal, workspace=...)`` reuses under ``rules``, with
+    every kernel that search calls loaded (compiled on the first run), so that the first
+    search's time is its own. None when memory is too short even for the workspace (the search
+    then reports ``UNKNOWN``, reason "memory")."""
+    from solver.pyramid.optimal.api import OptimalWorkspace, load_kernels
+    from solver.pyramid.winnable import Workspace
+
+    rules = as_rules(rules)
+    try:
+        if not minimal:
+            return Workspace.create(rules)  # loads the winnability kernel
+        load_kernels()
+        ws = OptimalWorkspace.create()
+        ws.winnability(rules)
+        return ws
+    except MemoryError:
+        return None
 
 
 class Scores(NamedTuple):

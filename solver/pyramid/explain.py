@@ -12,7 +12,8 @@ hint); ``step_note`` and ``describe_steps`` turn them into the text ``pyramid so
     >>> first.number, first.notation, first.cards[0].place
     (1, 'draw', 'stock')
 
-``result_dict`` and ``outcome_name`` give a search's result as plain data (the JSON documents of
+``result_dict`` and ``outcome_name`` give a search's result as plain data, ``hint_dict`` and
+``check_dict`` the answers of ``pyramid hint`` and ``pyramid check`` (the JSON documents of
 docs/json.md, "Pyramid commands").
 """
 
@@ -146,3 +147,39 @@ def result_dict(deal, rules: Rules, result) -> dict:
         "states": result.states,
         "seconds": round(result.seconds, 6),
     }
+
+
+def hint_dict(deal, rules: Rules, result, played) -> dict:
+    """``pyramid hint``'s answer as plain data: ``result_dict`` of the search from the position
+    the ``played`` steps reach, its solution and moves given as the next move (None when there
+    is none) and the moves left to win."""
+    doc = result_dict(deal, rules, result)
+    doc.pop("solution")
+    doc.pop("moves")
+    doc.update({"after": [format_step(s) for s in played],
+                "next": format_step(result.solution[0]) if result.solution else None,
+                "moves_left": result.moves})
+    return doc
+
+
+CHECK_WON, CHECK_INCOMPLETE, CHECK_ILLEGAL = "won", "incomplete", "illegal"
+"""``pyramid check``'s outcomes: the moves win; they are all legal but do not win; one is
+illegal."""
+
+
+def check_outcome(replayed) -> str:
+    """The ``CHECK_*`` outcome of a replay (``solver.pyramid.replay.replay``'s result)."""
+    if replayed.ok and replayed.won:
+        return CHECK_WON
+    return CHECK_INCOMPLETE if replayed.ok else CHECK_ILLEGAL
+
+
+def check_dict(deal, rules: Rules, replayed, losing) -> dict:
+    """``pyramid check``'s answer as plain data: the replay's outcome, where it failed and what
+    is left, and ``losing`` (``solver.pyramid.blunder.first_losing_move``'s answer, or None)."""
+    return {"deal": format_deal(deal), "rules": rules.to_dict(),
+            "outcome": check_outcome(replayed), "moves": replayed.moves,
+            "failed_step": replayed.failed_step, "error": replayed.reason,
+            "pyramid_left": replayed.position.pyramid_left(),
+            "pile_left": replayed.position.pile_left(),
+            "losing": None if losing is None else losing.to_dict()}

@@ -1,0 +1,63 @@
+"""``pyramid hint``: the next move of a shortest win, from the deal's start or after ``--after``.
+
+Cheap to import (click, ``cli.common``, ``cli.options``); the engines load inside the command.
+The answer's data is ``solver.pyramid.explain.hint_dict``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from cli.common import echo_json, engines_loading, json_option
+from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
+                         rules_options, search_limit_options)
+from cli.replay_html import check_html_path, html_option, save_result_page
+from solver import api
+from solver.pyramid.sentences import verdict_text
+
+
+@click.command()
+@deal_options
+@rules_options
+@after_option
+@search_limit_options
+@html_option
+@json_option
+def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_path,
+         as_json) -> None:
+    """The next move of a shortest win from the deal's start (or after --after moves), and how
+    many moves that win takes. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
+    with engines_loading():
+        ident, deal = load_one_deal(seed, deal_text, deal_file)
+        pos, start, played = position_after(deal, rules, after)
+        check_html_path(html_path)
+        ws = api.search_workspace(rules, minimal=True)  # after every input is checked
+    from solver.pyramid.explain import explain_steps, hint_dict, step_line, step_note
+    from solver.pyramid.replay import format_step
+    from solver.pyramid.winnable import Outcome
+
+    result = api.solve(deal, rules, max_states=max_states, timeout=timeout, start=start,
+                       workspace=ws)
+    nxt = result.solution[0] if result.solution else None
+    if html_path is not None:
+        note = () if nxt is None else (
+            f"The hint, move {len(played) + 1}: {format_step(nxt)}, "
+            f"{step_note(explain_steps(deal, rules, [nxt], pos)[0])}.",)
+        save_result_page(html_path, ident, deal, rules, result, pos, played, max_states, timeout,
+                         note)
+    if as_json:
+        echo_json({**ident, **hint_dict(deal, rules, result, played)})
+    elif result.outcome == Outcome.WON and nxt is None:
+        click.echo("The deal is already won.")
+    elif result.outcome == Outcome.WON:
+        first = explain_steps(deal, rules, [nxt], pos)[0]
+        click.echo(f"Next move: {step_line(first)}")
+        word = "move" if result.moves == 1 else "moves"
+        click.echo(f"{result.moves} {word} to win from here, this one included (the minimum).")
+    elif result.outcome == Outcome.LOST:
+        click.echo("This position can no longer be won.")
+    else:
+        click.echo(verdict_text(result))
+    sys.exit(exit_code_for([result.outcome]))

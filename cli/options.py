@@ -1,0 +1,204 @@
+"""What the Pyramid commands share: the deal, rules and search-limit options, loading the deal
+they name, and the output every search command gives (its JSON document, its exit code).
+
+``solve``, ``hint``, ``check``, ``show`` (the Pyramid side), ``analyse`` and (the rule options)
+``batch`` and ``stats`` import it; it imports no command module.
+
+Cheap to import: click, ``cli.common`` and ``solver.pyramid.rules`` only. The engines (numpy,
+numba) are imported inside the functions, after the options have been checked, so that
+``--help`` and every input error answer without loading them.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Iterator
+
+import click
+
+from cli.common import (
+    EXIT_LOST,
+    EXIT_UNKNOWN,
+    EXIT_WON,
+    MAX_INT64,
+    SEED,
+    BoundedInt,
+    Choice,
+    InputError,
+    PositiveSeconds,
+    input_errors,
+)
+from solver.core.text import quoted
+from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
+
+
+# --------------------------------------------------------------------------- shared options
+
+def rules_options(f):
+    """``--rules PRESET`` plus one option per rule; each given option overrides the preset."""
+
+    @click.option("--rules", "preset", type=Choice(PRESETS),
+                  default="standard", show_default=True, help="Rule preset.")
+    @click.option("--recycles", default=None, metavar="N|unlimited",
+                  help="Times the waste may be turned over (0 = a single pass; 'unlimited').")
+    @click.option("--overlap/--no-overlap", default=None,
+                  help="Allow pairing a card with the card it covers.")
+    @click.option("--stock-top/--no-stock-top", default=None,
+                  help="The stock's top card is available too.")
+    @click.option("--goal", type=Choice(GOALS), default=None,
+                  help="Clear the pyramid (default) or all 52 cards.")
+    @functools.wraps(f)
+    def wrapper(*args, preset, recycles, overlap, stock_top, goal, **kwargs):
+        kwargs["rules"] = rules_from_options(preset, recycles, overlap, stock_top, goal)
+        return f(*args, **kwargs)
+
+    return wrapper
+
+
+def rules_from_options(preset: str, recycles: str | None, overlap: bool | None,
+                       stock_top: bool | None, goal: str | None) -> Rules:
+    """The ``Rules`` named by the command-line options (an ``InputError`` for bad values)."""
+    with input_errors("bad --rules: "):
+        base = find_rules(preset)
+    with input_errors("bad --recycles: "):
+        rec = "keep" if recycles is None else parse_recycles(recycles)
+    return base.with_options(recycles=rec, overlap=overlap, stock_top=stock_top,
+                             goal=None if goal is None else goal.lower())
+
+
+def deal_options(f):
+    """``--seed N`` / ``--deal TEXT`` / ``--deal-file PATH|-``: exactly one of them."""
+    f = click.option("--deal-file", type=click.Path(dir_okay=True, allow_dash=True), default=None,
+                     metavar="PATH|-",
+                     help="UTF-8 file with one deal per line ('-' for stdin); blank lines "
+                          "skipped.")(f)
+    f = click.option("--deal", "deal_text", default=None, help="Deal text: 52 cards.")(f)
+    f = click.option("--seed", type=SEED, default=None, help="Deal number (0 .. 2**63-1).")(f)
+    return f
+
+
+def search_limit_options(f):
+    """``--max-states N`` and ``--timeout SECONDS``: limits that end a search with "unknown"."""
+    f = click.option("--timeout", type=PositiveSeconds(), default=None, metavar="SECONDS",
+                     help="Stop the minimum-move search after this many seconds: outcome "
+                          "unknown (with a lower bound), exit 3.")(f)
+    f = click.option("--max-states", type=BoundedInt(0, MAX_INT64), default=0, show_default=True,
+                     help="Stop after this many positions (0 = no limit): outcome unknown, "
+                          "exit 3.")(f)
+    return f
+
+
+def after_option(f):
+    """``--after MOVES``: work from the position the moves reach."""
+    return click.option("--after", default=None, metavar="MOVES",
+                        help='Moves already played, e.g. "draw draw 6h+7c": work from the '
+                             'position they reach (checked by the replay checker).')(f)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def open_deals(seed: int | None, deal_text: str | None,
+               deal_file: str | None) -> Iterator[tuple[dict, object]]:
+    """``(ident, deal)`` pairs for the deal options, read as they are needed (``solve``).
+
+    Every input error that can be known before reading a stream is raised here, at once (an
+    ``InputError``): the options, a path that cannot be a deal file, and for a regular deal file
+    any bad line (it is read through once here, then again deal by deal). Any other deal file
+    (stdin, a FIFO, a pipe) is a stream: the returned iterator hands each deal on as soon as its
+    line arrives, and raises an ``InputError`` naming a bad line when it reaches it.
+    """
+    check_deal_options(seed, deal_text, deal_file)
+    if deal_file is None:
+        return iter([load_one_deal(seed, deal_text)])
+    from solver.pyramid.sources import DealFile
+
+    source = DealFile(deal_file)
+    with input_errors():
+        source.check()
+        if source.is_regular():
+            source.check_deals()
+    return file_deals(source)
+
+
+def file_deals(source) -> Iterator[tuple[dict, object]]:
+    """``({"line": n}, deal)`` of a ``DealFile``'s deals; a bad line is an ``InputError``."""
+    deals = source.deals()
+    while True:
+        with input_errors():
+            item = next(deals, None)
+        if item is None:
+            return
+        lineno, deal = item
+        yield {"line": lineno}, deal
+
+
+def check_deal_options(seed: int | None, deal_text: str | None, deal_file: str | None) -> None:
+    """Exactly one of the deal options must be given (an ``InputError`` otherwise)."""
+    given = [x is not None for x in (seed, deal_text, deal_file)]
+    if sum(given) != 1:
+        raise InputError("give exactly one of --seed N, --deal TEXT or --deal-file PATH")
+
+
+def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None,
+                  need: str = "this command takes one deal") -> tuple[dict, object]:
+    """``(ident, deal)`` of the single deal named by the deal options, exactly one of which must
+    be given; a deal file of more than one is refused at its second deal, read no further (an
+    ``InputError`` starting with ``need``).
+
+    ``ident`` names the deal as the JSON output does: ``{"seed": n}``, ``{"line": n}`` (a line of
+    the deal file) or ``{}`` (``--deal`` text).
+    """
+    check_deal_options(seed, deal_text, deal_file)
+    from solver.pyramid.deals import deal_from_seed, parse_deal
+
+    if seed is not None:
+        return {"seed": seed}, deal_from_seed(seed)
+    if deal_text is not None:
+        with input_errors("bad --deal: "):
+            return {}, parse_deal(deal_text)
+    from solver.pyramid.sources import DealFile
+
+    with input_errors():
+        lineno, deal = DealFile(deal_file).only_deal(need)
+    return {"line": lineno}, deal
+
+
+def position_after(deal, rules: Rules, after: str | None):
+    """``(position, packed start, steps)`` after the ``--after`` moves; ``(None, None, [])``
+    without them. An unreadable or illegal move is an ``InputError`` naming the step."""
+    if after is None:
+        return None, None, []
+    from solver.core.cards import split_tokens
+    from solver.pyramid.blunder import packed_position
+    from solver.pyramid.replay import parse_solution, replay
+
+    with input_errors("bad --after: "):
+        steps = parse_solution(after)
+    result = replay(deal, rules, steps)
+    if not result.ok:
+        token = split_tokens(after)[result.failed_step - 1]
+        raise InputError(f"bad --after: step {result.failed_step} {quoted(token)} is illegal: "
+                         f"{result.reason}")
+    return result.position, packed_position(result.position), steps
+
+
+# --------------------------------------------------------------------------- output
+
+def result_json(ident: dict, deal, rules: Rules, result) -> dict:
+    """The JSON of one search (docs/json.md, "Pyramid commands"): the deal's ident first."""
+    from solver.pyramid.explain import result_dict
+
+    return {**ident, **result_dict(deal, rules, result)}
+
+
+def exit_code_for(outcomes) -> int:
+    """3 if any deal was left undecided, else 1 if any is lost, else 0."""
+    from solver.pyramid.explain import outcome_name
+
+    names = [outcome_name(o) for o in outcomes]
+    if "unknown" in names:
+        return EXIT_UNKNOWN
+    if "lost" in names:
+        return EXIT_LOST
+    return EXIT_WON

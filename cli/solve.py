@@ -1,0 +1,95 @@
+"""``pyramid solve``: settle deals, one answer per deal (a minimum-move win, or with ``--any`` the
+first win found), streamed as the deals arrive.
+
+Cheap to import (click, ``cli.common``, ``cli.options``); the engines load inside the command.
+The search itself is ``solver.api.solve``, its workspace ``solver.api.search_workspace``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from cli.common import InputError, color_option, echo_json, engines_loading, json_option, want_color
+from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, open_deals,
+                         position_after, result_json, rules_options, search_limit_options)
+from cli.replay_html import check_html_path, html_option, save_result_page
+from solver import api
+from solver.pyramid.rules import Rules
+from solver.pyramid.sentences import deal_title, verdict_text
+
+
+@click.command()
+@deal_options
+@rules_options
+@click.option("--any", "any_line", is_flag=True,
+              help="Any winning line (the fast winnability search) instead of a minimum-move one.")
+@search_limit_options
+@after_option
+@html_option
+@color_option
+@json_option
+def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, after, html_path,
+          no_color, as_json) -> None:
+    """Settle a deal: can it be won, and in how few moves (a minimum-move solution; --any for the
+    first one found). Exit 0 winnable, 1 not, 2 bad input, 3 unknown (limit reached).
+
+    With --deal-file - (or a FIFO, a pipe) each line is answered as soon as it arrives, the
+    answer flushed: solve can run as a coprocess. A bad line there ends the run (exit 2) after
+    the answers to the lines before it; a regular file is checked whole before any search.
+    --html takes a single deal (a deal file of one line)."""
+    if any_line and timeout is not None:
+        raise InputError("--timeout limits the minimum-move search; with --any use --max-states")
+    with engines_loading():
+        if after is None and html_path is None:
+            deals = open_deals(seed, deal_text, deal_file)
+            positions = None
+        else:
+            option = "--after" if after is not None else "--html"
+            listed = [load_one_deal(seed, deal_text, deal_file, f"{option} needs a single deal")]
+            deals = iter(listed)
+            positions = position_after(listed[0][1], rules, after)
+        check_html_path(html_path)
+        ws = api.search_workspace(rules, minimal=not any_line)  # after every input is checked
+    outcomes = []
+    color = not as_json and want_color(no_color)
+    for n, (ident, deal) in enumerate(deals):
+        pos, start, played = positions or (None, None, [])
+        result = api.solve(deal, rules, minimal=not any_line, max_states=max_states,
+                           timeout=timeout, start=start, workspace=ws)
+        outcomes.append(result.outcome)
+        if html_path is not None:
+            save_result_page(html_path, ident, deal, rules, result, pos, played, max_states,
+                             timeout)
+        print_solve(n, ident, deal, rules, result, pos, played, after is not None, as_json,
+                    color)
+    sys.exit(exit_code_for(outcomes))
+
+
+def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, after: bool,
+                as_json: bool, color: bool = False) -> None:
+    """Print (and flush) ``solve``'s answer for its ``n``-th deal: one JSON object, or the text
+    block (a blank line before every block but the first); ``color``: red hearts and diamonds
+    in the drawing."""
+    from solver.pyramid.deals import draw_deal
+    from solver.pyramid.explain import describe_steps
+    from solver.pyramid.replay import format_solution, format_step
+
+    if as_json:
+        doc = result_json(ident, deal, rules, result)
+        if after:
+            doc["after"] = [format_step(s) for s in played]
+        echo_json(doc)
+    else:
+        if n:
+            click.echo()
+        click.echo(f"{deal_title(ident)} ({rules.describe()})")
+        click.echo(draw_deal(deal, color=color))
+        if after:
+            click.echo(f"After {len(played)} moves: {format_solution(played)}")
+        click.echo(verdict_text(result))
+        if result.solution:
+            click.echo("\n".join(describe_steps(deal, rules, result.solution, pos)))
+        click.echo(f"{result.states} positions explored in {result.seconds * 1000:.1f} ms.")
+    sys.stdout.flush()  # a coprocess waits for this answer before it sends the next deal
