@@ -5,7 +5,7 @@
 Python, no numba): the command line builds its game commands from them.
 
 Adding a game: a package ``solver/games/<game>/`` whose ``__init__.py`` declares a ``Game``, and
-one line in ``REGISTERED`` below (see the README, "Adding a game").
+one line in ``REGISTERED`` below (see docs/games.md, "Adding a game").
 """
 
 from __future__ import annotations

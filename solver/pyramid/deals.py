@@ -5,8 +5,8 @@ stock, top card first (the text format of docs/pyramid.md, "Deals").
 
 Seeded deals (``deal_from_seed``): start from the ordered deck of card ids 0..51 (Ac 2c .. Kc,
 Ad .. Kd, Ah .. Kh, As .. Ks), shuffle it with ``rng.shuffle`` from a generator state holding the
-seed, and read the result as the deal text order. The algorithm is in ``solver/core/rng.py`` and the
-README; the deal for a seed never changes.
+seed, and read the result as the deal text order. The algorithm is in ``solver/core/rng.py`` and
+docs/pyramid.md ("Seeded deals"); the deal for a seed never changes.
 """
 
 from __future__ import annotations
