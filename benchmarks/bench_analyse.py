@@ -31,7 +31,7 @@ from solver.pyramid.analysis import analyse_deal
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.optimal.api import OptimalWorkspace, load_kernels
 from solver.pyramid.rules import PRESETS
-from solver.pyramid.winnable import Outcome
+from solver.pyramid.outcome import Outcome
 
 TITLE = "## Deal analysis"
 TARGET_MEDIAN = 0.5

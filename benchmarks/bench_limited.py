@@ -37,7 +37,8 @@ from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.dfs import decide_flat  # noqa: E402
 from solver.pyramid.rules import PRESETS, Rules, rule_args  # noqa: E402
-from solver.pyramid.winnable import START, Outcome, Workspace  # noqa: E402
+from solver.pyramid.winnable import START, Workspace
+from solver.pyramid.outcome import Outcome
 
 TITLE = "## Limited-recycles winnability"
 TARGETS = {"rec0-top-pyramid (issue)": 2_000, "msc (issue)": 5_000}

@@ -44,7 +44,7 @@ from solver.pyramid.optimal.api import (  # noqa: E402
     solve_optimal,
 )
 from solver.pyramid.rules import PRESETS  # noqa: E402
-from solver.pyramid.winnable import Outcome  # noqa: E402
+from solver.pyramid.outcome import Outcome
 
 TITLE = "## Minimum-move solver"
 TARGETS = {"standard": {"p99": 0.5, "max": 2.0}, "msc": {"p99": 0.2, "max": 0.5}}

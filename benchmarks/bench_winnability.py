@@ -31,7 +31,8 @@ from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from solver.pyramid.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.dfs import decide_flat  # noqa: E402
 from solver.pyramid.rules import PRESETS, Rules, rule_args  # noqa: E402
-from solver.pyramid.winnable import START, Outcome, Workspace, winnable_many  # noqa: E402
+from solver.pyramid.winnable import START, Workspace, winnable_many
+from solver.pyramid.outcome import Outcome
 
 TITLE = "## Pyramid winnability"
 TARGET = 20_000

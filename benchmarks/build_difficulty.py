@@ -28,7 +28,8 @@ from solver.pyramid.difficulty import (PLAYOUTS_PER_DEAL, TABLE_PATH, TABLE_SEED
                                        TABLE_SEEDS)
 from solver.pyramid.playouts import PLAYERS, playout_wins_many  # noqa: E402
 from solver.pyramid.rules import PRESETS  # noqa: E402
-from solver.pyramid.winnable import Outcome, Workspace, winnable_many  # noqa: E402
+from solver.pyramid.winnable import Workspace, winnable_many
+from solver.pyramid.outcome import Outcome
 
 CHUNK = 2_000
 """Seeds per task."""

@@ -140,7 +140,7 @@ def header_lines(ident: dict, deal, rules_text: str, played, color: bool = False
 def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
                    color: bool = False) -> list[str]:
     """The text of an analysis (``color``: red hearts and diamonds in the drawing)."""
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     verdict = analysis.verdict
     lines = header_lines(ident, deal, rules.describe(), played, color)
@@ -166,7 +166,7 @@ def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
 def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
     """Why a deal is lost and how far it can be taken (an unknown verdict: the bounds)."""
     from solver.pyramid.explain import describe_steps
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     verdict = analysis.verdict
     lines = []
@@ -249,7 +249,7 @@ def show_matrix(ident: dict, deal, max_states: int, progress: bool | None, as_js
     """``--all-rules``: the verdict under every rule combination, as one table."""
     from solver.core.progress import progress_bar
     from solver.pyramid.matrix import matrix_findings, matrix_rules, rules_matrix
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     bar = progress_bar(progress, total=len(matrix_rules()), desc="rules", unit="rules")
     try:
@@ -277,7 +277,7 @@ def matrix_table(rows) -> list[str]:
     overlap, stock top and goal; a cell is the minimum moves of a win (``won`` when the quick
     search did not find it), ``lost`` or ``?`` (a limit left it unknown)."""
     from solver.pyramid.matrix import MATRIX_RECYCLES
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     def cell(row) -> str:
         if row.outcome == Outcome.WON:

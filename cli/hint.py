@@ -36,7 +36,7 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_pat
         ws = api.search_workspace(rules, minimal=True)  # after every input is checked
     from solver.pyramid.explain import explain_steps, hint_dict, step_line, step_note
     from solver.pyramid.replay import format_step
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     result = api.solve(deal, rules, max_states=max_states, timeout=timeout, start=start,
                        workspace=ws)

@@ -89,7 +89,7 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
     ``notes`` go before the page's own."""
     from solver.pyramid.sentences import verdict_text
     from solver.pyramid.html_replay import ReplayPage
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     if result.outcome == Outcome.WON:
         line, steps = (LINE_WON if result.optimal else LINE_ANY), list(result.solution)
@@ -115,7 +115,7 @@ def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
     best partial line."""
     from solver.pyramid.sentences import partial_sentence, reason_sentence
     from solver.pyramid.html_replay import ReplayPage
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     v = analysis.verdict
     if v.outcome == Outcome.WON:

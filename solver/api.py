@@ -113,7 +113,7 @@ class Scores(NamedTuple):
     @property
     def won(self) -> int:
         """How many deals are winnable."""
-        from solver.pyramid.winnable import Outcome
+        from solver.pyramid.outcome import Outcome
 
         return int((self.outcomes == Outcome.WON).sum())
 

@@ -44,7 +44,8 @@ from solver.pyramid.batch_kernels import IN_KERNEL_CLOCK, clock_ns, decide_deal_
 from solver.pyramid.deals import deal_from_seed, deals_from_seeds
 from solver.pyramid.rules import Rules
 from solver.pyramid.dfs import decide_flat
-from solver.pyramid.winnable import REASON_MEMORY, REASON_STATES, Outcome, Workspace, rule_args
+from solver.pyramid.winnable import Workspace, rule_args
+from solver.pyramid.outcome import REASON_MEMORY, REASON_STATES, Outcome
 from solver.pyramid.sources import parse_lines
 from solver.pyramid.state import START
 

@@ -23,7 +23,7 @@ from solver.pyramid.blunder import packed_position
 from solver.pyramid.explain import result_dict
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import REASON_STATES, REASON_TIMEOUT, Outcome, SolveResult
+from solver.pyramid.outcome import REASON_STATES, REASON_TIMEOUT, Outcome, SolveResult
 
 
 def is_narrow(choice) -> bool:

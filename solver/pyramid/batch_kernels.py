@@ -38,8 +38,8 @@ from numba.extending import intrinsic
 from solver.core.jit import noalloc
 from solver.core.rng import shuffle
 from solver.pyramid.dfs import decide_free
-from solver.pyramid.free_search import (FREE_DEPTH, LOST, PROOF_AFTER, UNKNOWN, WON, dead,
-                                        dead_after)
+from solver.pyramid.free_search import FREE_DEPTH, PROOF_AFTER, dead, dead_after
+from solver.pyramid.outcome import LOST, UNKNOWN, WON
 from solver.pyramid.subgame import SubgameBuffers, subgame_buffers, subgame_lost
 from solver.pyramid.lost_table import table_clear, table_has, table_put
 from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS

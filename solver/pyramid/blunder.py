@@ -28,7 +28,8 @@ from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
 from solver.pyramid.replay import Position, format_step, replay_from
 from solver.pyramid.rules import Rules
 from solver.pyramid.state import pack_position
-from solver.pyramid.winnable import Outcome, solve_winnable
+from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.outcome import Outcome
 
 STATUS_WON, STATUS_NEVER, STATUS_LOST_AT, STATUS_STILL, STATUS_UNKNOWN = (
     "won", "never_winnable", "lost_at", "still_winnable", "unknown")

@@ -13,13 +13,12 @@ a fifth of the search's time.
 
 from __future__ import annotations
 
-from enum import IntEnum
-
 import numpy as np
 from numba import njit
 
 from solver.core.jit import noalloc
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.outcome import LOST, UNKNOWN, WON
 from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, lost_put, must_grow,
                                        table_has)
 from solver.pyramid.subgame import subgame_buffers, subgame_lost
@@ -28,19 +27,6 @@ from solver.pyramid.state import (FREE_TAG, MOVE_PAIR, PYR_MASK, STOCK_MASK, app
 
 _ONE = np.uint64(1)
 
-
-class Outcome(IntEnum):
-    """What a search found: the deal is lost, won, or a limit stopped it first."""
-
-    LOST = 0
-    WON = 1
-    UNKNOWN = 2
-
-
-LOST = int(Outcome.LOST)
-WON = int(Outcome.WON)
-UNKNOWN = int(Outcome.UNKNOWN)
-"""``Outcome`` values as the kernels return them (plain ints: numba code compares ints)."""
 
 WON_TAG = np.uint64(1 << 63)
 """With ``FREE_TAG``: a free-stock position known to be won (cached answers of the oracle)."""

@@ -14,8 +14,9 @@ from numba import njit
 
 from solver.core.rng import shuffle, stream_seed
 from solver.core.jit import noalloc
-from solver.pyramid.free_search import (LOST, NOT_STARTED, PROOF_AFTER, UNKNOWN, WON, dead,
-                                        dead_after, free_search_proving)
+from solver.pyramid.free_search import (NOT_STARTED, PROOF_AFTER, dead, dead_after,
+                                        free_search_proving)
+from solver.pyramid.outcome import LOST, UNKNOWN, WON
 from solver.pyramid.lost_table import (GROW_TABLE, LostTable, grown_table, must_grow, pass_lost,
                                        pass_lost_put)
 from solver.pyramid.pass_subgame import (ALL_CLASSES, grown_known, known_full, moved_classes,

@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass, replace
 
 from solver.pyramid.rules import GOALS, Rules
-from solver.pyramid.winnable import Outcome, SolveResult
+from solver.pyramid.outcome import Outcome, SolveResult
 
 MATRIX_RECYCLES = (0, 1, 2, None)
 """The recycle limits of the matrix (``None``: unlimited)."""

@@ -49,8 +49,8 @@ from solver.pyramid.optimal.index import rehash
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, PYR_MASK,
                                   REC_MASK, REC_SHIFT, START, STOCK_MASK, kernel_tables)
-from solver.pyramid.winnable import (REASON_MEMORY, REASON_STATES, REASON_TIMEOUT, REASONS,
-                                     Outcome, concrete_step, free_to_steps, max_depth)
+from solver.pyramid.winnable import concrete_step, free_to_steps, max_depth
+from solver.pyramid.outcome import REASON_MEMORY, REASON_STATES, REASON_TIMEOUT, REASONS, Outcome
 
 SLICE = 20_000
 """Positions expanded per kernel call between clock checks (a few milliseconds)."""

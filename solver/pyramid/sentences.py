@@ -33,7 +33,7 @@ def deal_title(ident: dict) -> str:
 
 def verdict_text(result) -> str:
     """One line: winnable in how many moves, not winnable, or unknown and which limit hit."""
-    from solver.pyramid.winnable import Outcome
+    from solver.pyramid.outcome import Outcome
 
     if result.outcome == Outcome.WON:
         kind = "minimum" if result.optimal else "a winning line of"

@@ -38,14 +38,15 @@ workspace and turns a win into steps.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from solver.core import memory
 from solver.pyramid.deals import check_deal
 from solver.pyramid.dfs import decide_batch, decide_flat, decide_free_flat, decide_turn
-from solver.pyramid.free_search import FREE_DEPTH, Outcome
+from solver.pyramid.free_search import FREE_DEPTH
+from solver.pyramid.outcome import REASON_MEMORY, REASON_STATES, Outcome, SolveResult
 from solver.pyramid.lost_table import LostTable, WorkspaceArgs, table_clear
 from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.rules import Rules, rule_args
@@ -119,50 +120,6 @@ class Workspace:
         would not hold it: ``table_cap``), the table, and the stack arrays."""
         return WorkspaceArgs(table_cap(self.max_table), self.table, self.touched, self.moves,
                              self.counts)
-
-
-REASON_STATES = "states"
-"""An ``UNKNOWN`` search stopped at its cap on positions expanded (``max_states``)."""
-REASON_TIMEOUT = "timeout"
-"""An ``UNKNOWN`` search stopped at its time limit."""
-REASON_MEMORY = "memory"
-"""An ``UNKNOWN`` search stopped because it had no memory left to store more positions."""
-REASON_DEPTH = "depth"
-"""An ``UNKNOWN`` minimum-move search met lines longer than its move counter can hold (not seen
-in practice: every line of a Pyramid deal is far shorter)."""
-REASONS = (REASON_STATES, REASON_TIMEOUT, REASON_MEMORY, REASON_DEPTH)
-
-
-@dataclass
-class SolveResult:
-    """The outcome of one search, with a move list on a win and the counters.
-
-    ``reason`` says which limit stopped an ``UNKNOWN`` search (one of ``REASONS``); it is None
-    for every other outcome.
-    """
-
-    outcome: Outcome
-    solution: list = field(default_factory=list)
-    states: int = 0
-    seconds: float = 0.0
-    optimal: bool = False
-    lower_bound: int | None = None
-    reason: str | None = None
-
-    def __post_init__(self) -> None:
-        if (self.outcome == Outcome.UNKNOWN) != (self.reason is not None):
-            raise ValueError(f"reason must be given exactly when the outcome is unknown, not "
-                             f"{self.reason!r} with {Outcome(self.outcome).name}")
-        if self.reason is not None and self.reason not in REASONS:
-            raise ValueError(f"reason must be one of {', '.join(REASONS)}, not {self.reason!r}")
-
-    @property
-    def winnable(self) -> bool | None:
-        return None if self.outcome == Outcome.UNKNOWN else self.outcome == Outcome.WON
-
-    @property
-    def moves(self) -> int | None:
-        return len(self.solution) if self.outcome == Outcome.WON else None
 
 
 def concrete_step(deal, m) -> tuple:

@@ -27,7 +27,7 @@ from solver.pyramid.partial import best_partial
 from solver.pyramid.playouts import playout_wins_many
 from solver.pyramid.reasons import REASON_KINDS, find_reason
 from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Outcome
+from solver.pyramid.outcome import Outcome
 from tests.batch.helpers import fail_after
 
 PLAYOUTS = 48

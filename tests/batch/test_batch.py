@@ -18,7 +18,8 @@ from solver.pyramid.deals import parse_deal
 from solver.pyramid.sources import DealFile, parse_lines
 from solver.pyramid.deals import deal_from_seed, deals_from_seeds, format_deal
 from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Outcome, Workspace, solve_winnable
+from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.outcome import Outcome
 from solver.core.stats import wilson
 from tests.batch.helpers import fail_after
 

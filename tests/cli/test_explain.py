@@ -14,7 +14,8 @@ from solver.pyramid.explain import (PLACE_PYRAMID, PLACE_STOCK, PLACE_WASTE, Car
 from solver.pyramid.layout import COL_OF, ROW_OF
 from solver.pyramid.replay import Position, format_step, parse_solution
 from solver.pyramid.rules import Rules, find_rules
-from solver.pyramid.winnable import Outcome, solve_winnable
+from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.outcome import Outcome
 
 CASES = [(1, "standard"), (2, "msc"), (32, "standard"), (12, "msc")]
 """(seed, rules) of winnable deals whose lines are explained step by step (under msc the stock's

@@ -31,7 +31,8 @@ from solver.pyramid.optimal import api as optimal
 from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import Outcome, SolveResult, Workspace, solve_winnable
+from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.outcome import Outcome, SolveResult
 from tests.faults import (LOADER_LIMITS_KB, PYRAMID, address_space_kb, assert_clean_failure,
                           error_lines, run_pyramid, tree)
 

@@ -16,7 +16,7 @@ from cli.analyse import PLAYOUTS_TEXT
 from cli.main import cli
 from solver.pyramid.deals import deal_from_seed, format_deal
 from solver.pyramid.matrix import matrix_rules, rules_matrix
-from solver.pyramid.winnable import Outcome
+from solver.pyramid.outcome import Outcome
 from tests.faults import assert_clean_failure, run_pyramid
 
 

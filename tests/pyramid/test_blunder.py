@@ -289,7 +289,7 @@ def test_a_minimum_move_search_stopped_by_a_limit_leaves_a_win_not_proven_shorte
     """When only the minimum-move search is stopped (say by the clock), the verdict stays exact
     and the winnability search's line is given instead, marked not optimal."""
     import solver.pyramid.blunder as blunder
-    from solver.pyramid.winnable import REASON_TIMEOUT, Outcome, SolveResult
+    from solver.pyramid.outcome import REASON_TIMEOUT, Outcome, SolveResult
 
     monkeypatch.setattr(blunder, "solve_optimal", lambda *args, **kwargs: SolveResult(
         Outcome.UNKNOWN, reason=REASON_TIMEOUT))

@@ -28,7 +28,8 @@ from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, MAX_RECYCLES_USED, MOVE_RECYCLE, NO_SLOT, PTR_MASK,
                                   PTR_SHIFT, REC_MASK, REC_SHIFT, START, apply_concrete,
                                   deal_tables, encode_move, pack_position)
-from solver.pyramid.winnable import Outcome, WinnabilityTurns, Workspace, solve_winnable
+from solver.pyramid.winnable import WinnabilityTurns, Workspace, solve_winnable
+from solver.pyramid.outcome import Outcome
 from tests.pyramid.test_winnable import compare_whole_deals
 
 LIMITED_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)

@@ -7,7 +7,8 @@ import pytest
 
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Outcome, Workspace, solve_winnable
+from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.outcome import Outcome
 
 RULES = [PRESETS["standard"], PRESETS["msc"], Rules(recycles=0, stock_top=True),
          Rules(recycles=1, goal="all")]

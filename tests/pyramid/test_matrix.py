@@ -9,7 +9,7 @@ from reference.pyramid_fast import fast_winnable
 from solver.pyramid.deals import deal_from_seed
 from solver.pyramid.matrix import (MatrixRow, matrix_findings, matrix_rules, rules_matrix)
 from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import Outcome
+from solver.pyramid.outcome import Outcome
 
 MATRIX_SEEDS = (1, pytest.param(7, marks=pytest.mark.slow), pytest.param(12, marks=pytest.mark.slow))
 """Deals whose 32 combinations the references settle (seed 1 in about 10 s, the others 30 s)."""

@@ -8,7 +8,8 @@ import pytest
 from solver.pyramid.deals import deal_from_seed, parse_deal
 from solver.pyramid.replay import parse_solution, replay
 from solver.pyramid.rules import Rules, find_rules
-from solver.pyramid.winnable import Outcome, solve_winnable
+from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.outcome import Outcome
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "named_deals.json"
 ENTRIES = json.loads(DATA.read_text())

@@ -23,7 +23,8 @@ from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
 from solver.pyramid.optimal.moves import gen_optimal
 from solver.pyramid.replay import Position, replay, replay_from
 from solver.pyramid.rules import PRESETS, RuleArgs, Rules
-from solver.pyramid.winnable import Outcome, decode_move, solve_winnable
+from solver.pyramid.winnable import decode_move, solve_winnable
+from solver.pyramid.outcome import Outcome
 from solver.pyramid.state import MAX_MOVES, MOVE_DRAW, MOVE_KING, deal_tables, pack_position
 from tests.pyramid.cases import ALL_RULES, packed
 

@@ -26,7 +26,8 @@ from solver.pyramid.optimal.bound import FAR_BOUND, start_bound
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.winnable import Outcome, solve_winnable
+from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.outcome import Outcome
 from tests.pyramid.cases import ALL_RULES, packed
 
 class Bound:

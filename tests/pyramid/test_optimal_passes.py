@@ -28,7 +28,8 @@ from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import AFTER_DRAW, kernel_tables, pack_position
-from solver.pyramid.winnable import Outcome, solve_winnable
+from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.outcome import Outcome
 from tests.pyramid.test_optimal import FAST_SEEDS, agree_with_bfs
 
 STANDARD = Rules()

@@ -30,7 +30,7 @@ from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import Rules, rule_args
 from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, deal_tables, move_kind
-from solver.pyramid.winnable import Outcome
+from solver.pyramid.outcome import Outcome
 
 
 def generic_line(state, tabs, rule) -> tuple[np.uint64, int]:

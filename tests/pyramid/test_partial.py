@@ -21,7 +21,8 @@ from solver.pyramid import partial
 from solver.pyramid.partial import PartialResult, best_partial
 from solver.pyramid.replay import Position, replay_from
 from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import REASONS, Outcome, solve_winnable
+from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.outcome import REASONS, Outcome
 from tests.pyramid.cases import ALL_RULES, packed
 
 REF_CAP = 10_000

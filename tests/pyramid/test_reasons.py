@@ -12,7 +12,8 @@ import pytest
 
 from solver.core.cards import card_rank, format_card
 from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.free_search import Outcome, dead
+from solver.pyramid.free_search import dead
+from solver.pyramid.outcome import Outcome
 from solver.pyramid.reasons import (REASON_KINDS, LossReason, find_reason, reason_holds)
 from solver.pyramid.replay import Position
 from solver.pyramid.rules import PRESETS, Rules, rule_args

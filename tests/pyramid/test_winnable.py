@@ -24,7 +24,8 @@ from solver.pyramid.deals import deal_from_seed, deals_from_seeds
 from solver.pyramid.layout import PYRAMID_CARDS
 from solver.pyramid.replay import KING, PAIR_SUM, Position, replay, replay_from
 from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Outcome, Workspace, solve_winnable, winnable_many
+from solver.pyramid.winnable import Workspace, solve_winnable, winnable_many
+from solver.pyramid.outcome import Outcome
 from solver.pyramid.state import pack_position
 from tests.pyramid.cases import ALL_RULES
 

@@ -42,20 +42,10 @@ from solver.pyramid.optimal.moves import MAX_FORCED
 from solver.pyramid.rules import PRESETS, Rules, rule_args
 from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, REC_MASK,
                                   REC_SHIFT, START, kernel_tables)
-from solver.pyramid.winnable import (
-    REASON_DEPTH,
-    REASON_MEMORY,
-    REASON_STATES,
-    REASON_TIMEOUT,
-    WARM_KERNELS,
-    Outcome,
-    SolveResult,
-    WinnabilityTurns,
-    Workspace,
-    concrete_step,
-    max_depth,
-    solve_winnable,
-)
+from solver.pyramid.winnable import (WARM_KERNELS, WinnabilityTurns, Workspace, concrete_step,
+                                     max_depth, solve_winnable)
+from solver.pyramid.outcome import (REASON_DEPTH, REASON_MEMORY, REASON_STATES, REASON_TIMEOUT,
+                                    Outcome, SolveResult)
 
 BYTES_PER_POSITION = 33
 """Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
