@@ -26,12 +26,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, now_utc, write_section
-from solver.pyramid.analysis import analyse_deal
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.optimal.api import OptimalWorkspace, load_kernels
-from solver.pyramid.rules import PRESETS
-from solver.pyramid.outcome import Outcome
+from benchmarks.common import machine, now_utc, write_section  # noqa: E402
+from solver.pyramid.analysis.deal import analyse_deal  # noqa: E402
+from solver.pyramid.model.deals import deal_from_seed  # noqa: E402
+from solver.pyramid.optimal.api import OptimalWorkspace, load_kernels  # noqa: E402
+from solver.pyramid.model.rules import PRESETS  # noqa: E402
+from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
 TITLE = "## Deal analysis"
 TARGET_MEDIAN = 0.5

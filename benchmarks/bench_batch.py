@@ -7,7 +7,7 @@ After a warm-up run that loads or compiles every kernel (compilation excluded):
 
 1. How to run and time each deal (one process, seeds 0..timing-deals-1): the untimed batch kernel
    (``decide_batch_flat``), the in-kernel clock (``decide_timed``: libc ``clock_gettime`` called from
-   nopython code; limited recycles), the whole-chunk kernels of ``solver.pyramid.batch_kernels``
+   nopython code; limited recycles), the whole-chunk kernels of ``solver.pyramid.winnable.chunk``
    (``decide_deal_chunk``, used under unlimited recycles, and ``decide_seed_chunk``, which deals
    the seeds too), and ``time.perf_counter_ns`` in Python around a per-deal ``decide_flat`` call.
 2. Where a deal's time goes, stage by stage (``benchmarks/profile_batch.py``), on one core.
@@ -39,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from benchmarks.profile_batch import breakdown, table_lines  # noqa: E402
 from solver.batch.work import decide_timed, workspace_for  # noqa: E402
-from solver.pyramid.batch_kernels import decide_deal_chunk, decide_seed_chunk  # noqa: E402
-from solver.pyramid.deals import deals_from_seeds  # noqa: E402
-from solver.pyramid.rules import Rules  # noqa: E402
-from solver.pyramid.dfs import decide_batch_flat, decide_flat  # noqa: E402
-from solver.pyramid.winnable import START, rule_args  # noqa: E402
+from solver.pyramid.winnable.chunk import decide_deal_chunk, decide_seed_chunk  # noqa: E402
+from solver.pyramid.model.deals import deals_from_seeds  # noqa: E402
+from solver.pyramid.model.rules import Rules  # noqa: E402
+from solver.pyramid.winnable.dfs import decide_batch_flat, decide_flat  # noqa: E402
+from solver.pyramid.winnable.solve import START, rule_args  # noqa: E402
 
 TITLE = "## Batch scoring"
 TARGET_SECONDS = 10

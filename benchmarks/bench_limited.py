@@ -34,11 +34,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.pyramid.deals import deals_from_seeds  # noqa: E402
-from solver.pyramid.dfs import decide_flat  # noqa: E402
-from solver.pyramid.rules import PRESETS, Rules, rule_args  # noqa: E402
-from solver.pyramid.winnable import START, Workspace
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deals_from_seeds  # noqa: E402
+from solver.pyramid.winnable.dfs import decide_flat  # noqa: E402
+from solver.pyramid.model.rules import PRESETS, Rules, rule_args  # noqa: E402
+from solver.pyramid.winnable.solve import START, Workspace  # noqa: E402
+from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
 TITLE = "## Limited-recycles winnability"
 TARGETS = {"rec0-top-pyramid (issue)": 2_000, "msc (issue)": 5_000}

@@ -36,15 +36,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.bench_batch import run_cli  # noqa: E402
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.pyramid.deals import deal_from_seed  # noqa: E402
+from solver.pyramid.model.deals import deal_from_seed  # noqa: E402
 from solver.pyramid.optimal.api import (  # noqa: E402
     BYTES_PER_POSITION,
     DEFAULT_MAX_POSITIONS,
     OptimalWorkspace,
     solve_optimal,
-)
-from solver.pyramid.rules import PRESETS  # noqa: E402
-from solver.pyramid.outcome import Outcome
+)  # noqa: E402
+from solver.pyramid.model.rules import PRESETS  # noqa: E402
+from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
 TITLE = "## Minimum-move solver"
 TARGETS = {"standard": {"p99": 0.5, "max": 2.0}, "msc": {"p99": 0.2, "max": 0.5}}

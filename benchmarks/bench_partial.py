@@ -25,11 +25,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
-from solver.pyramid.deals import deal_from_seed, deals_from_seeds  # noqa: E402
-from solver.pyramid.partial import best_partial  # noqa: E402
-from solver.pyramid.rules import PRESETS  # noqa: E402
-from solver.pyramid.winnable import winnable_many
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds  # noqa: E402
+from solver.pyramid.analysis.partial import best_partial  # noqa: E402
+from solver.pyramid.model.rules import PRESETS  # noqa: E402
+from solver.pyramid.winnable.solve import winnable_many  # noqa: E402
+from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
 TITLE = "## Best partial result"
 TARGETS = {"median": 0.020, "p99": 1.0}

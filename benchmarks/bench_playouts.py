@@ -25,11 +25,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, timed, write_section  # noqa: E402
-from solver.pyramid.deals import deal_from_seed, deals_from_seeds  # noqa: E402
-from solver.pyramid.playout_kernels import PLAYER_COUNT, wins_many  # noqa: E402
-from solver.pyramid.playouts import PLAYERS, playout_rates  # noqa: E402
-from solver.pyramid.rules import PRESETS, rule_args  # noqa: E402
-from solver.pyramid.state import START  # noqa: E402
+from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds  # noqa: E402
+from solver.pyramid.analysis.playout_kernels import PLAYER_COUNT, wins_many  # noqa: E402
+from solver.pyramid.analysis.playouts import PLAYERS, playout_rates  # noqa: E402
+from solver.pyramid.model.rules import PRESETS, rule_args  # noqa: E402
+from solver.pyramid.model.state import START  # noqa: E402
 
 TITLE = "## Pyramid playouts"
 TARGET = 200_000
@@ -80,7 +80,7 @@ def main() -> None:
 Machine: {machine()}.
 
 One core, one player at a time, {args.games:,} playouts on each of seeds 0..{args.deals - 1}
-(every deal, won or lost; the rules of the players are in solver/pyramid/playouts.py):
+(every deal, won or lost; the rules of the players are in solver/pyramid/analysis/playouts.py):
 
 | preset | player | playouts | playouts/s (best) | playouts/s (median) | win rate |
 | --- | --- | --- | --- | --- | --- |

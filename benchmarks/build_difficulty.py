@@ -1,5 +1,5 @@
 """Rebuild data/difficulty.json, the random-play win-rate table of ``pyramid analyse``'s
-difficulty rank (layout and meaning: ``solver/pyramid/difficulty.py``).
+difficulty rank (layout and meaning: ``solver/pyramid/analysis/difficulty.py``).
 
     python benchmarks/build_difficulty.py [--jobs 2] [--last-seed 99999] [--out data/difficulty.json]
 
@@ -23,13 +23,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import now_utc  # noqa: E402
 from solver.core.runner import run_tasks  # noqa: E402
-from solver.pyramid.deals import deals_from_seeds  # noqa: E402
-from solver.pyramid.difficulty import (PLAYOUTS_PER_DEAL, TABLE_PATH, TABLE_SEED,  # noqa: E402
-                                       TABLE_SEEDS)
-from solver.pyramid.playouts import PLAYERS, playout_wins_many  # noqa: E402
-from solver.pyramid.rules import PRESETS  # noqa: E402
-from solver.pyramid.winnable import Workspace, winnable_many
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deals_from_seeds  # noqa: E402
+from solver.pyramid.analysis.difficulty import (PLAYOUTS_PER_DEAL, TABLE_PATH, TABLE_SEED,
+                                                TABLE_SEEDS)  # noqa: E402
+from solver.pyramid.analysis.playouts import PLAYERS, playout_wins_many  # noqa: E402
+from solver.pyramid.model.rules import PRESETS  # noqa: E402
+from solver.pyramid.winnable.solve import Workspace, winnable_many  # noqa: E402
+from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
 CHUNK = 2_000
 """Seeds per task."""
@@ -83,7 +83,7 @@ def main() -> None:
     seconds = time.perf_counter() - t0
     data = {
         "about": "Random-play win rates of the winnable deals, for pyramid analyse's difficulty "
-                 "rank; see solver/pyramid/difficulty.py",
+                 "rank; see solver/pyramid/analysis/difficulty.py",
         "built": now_utc(),
         "command": f"python benchmarks/build_difficulty.py --jobs {args.jobs} "
                    f"--last-seed {args.last_seed}",

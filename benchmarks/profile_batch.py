@@ -32,12 +32,12 @@ from solver.batch.io import assemble, csv_bytes, csv_header, write_part  # noqa:
 from solver.batch.summary import NS_PER_MS, Summary  # noqa: E402
 from solver.batch.verify import csv_output_problem, planned_chunk, sha256  # noqa: E402
 from solver.batch.work import ChunkResult, workspace_for  # noqa: E402
-from solver.pyramid.batch_kernels import chunk_buffers, decide_deal_chunk  # noqa: E402
-from solver.pyramid.deals import deals_from_seeds, format_deal  # noqa: E402
-from solver.pyramid.free_search import PROOF_AFTER  # noqa: E402
-from solver.pyramid.subgame import subgame_lost  # noqa: E402
-from solver.pyramid.rules import Rules, rule_args  # noqa: E402
-from solver.pyramid.state import START, deal_tables_into  # noqa: E402
+from solver.pyramid.winnable.chunk import chunk_buffers, decide_deal_chunk  # noqa: E402
+from solver.pyramid.model.deals import deals_from_seeds, format_deal  # noqa: E402
+from solver.pyramid.winnable.free_search import PROOF_AFTER  # noqa: E402
+from solver.pyramid.winnable.subgame import subgame_lost  # noqa: E402
+from solver.pyramid.model.rules import Rules, rule_args  # noqa: E402
+from solver.pyramid.model.state import START, deal_tables_into  # noqa: E402
 
 PART_ROWS = 10_000
 """Rows per part file when timing the writing (a batch chunk's size)."""

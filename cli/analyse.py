@@ -3,7 +3,7 @@
 The ``analyse`` group of ``cli.main`` runs ``analyse_pyramid`` when no game is named
 (``pyramid analyse --seed 7``) and a game's own analysis otherwise (``pyramid analyse hearts``).
 This module holds the Pyramid options (``analyse_options``) and the printing; the analysis itself
-is ``solver.pyramid.analysis`` and ``solver.pyramid.matrix``. Light to import: click and
+is ``solver.pyramid.analysis.deal`` and ``solver.pyramid.analysis.rules_matrix``. Light to import: click and
 ``cli.options`` only, the engines load when a command runs.
 """
 
@@ -21,13 +21,13 @@ from cli.options import (after_option, deal_options, exit_code_for, load_one_dea
                          rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option
 from solver import api
-from solver.pyramid.sentences import (LIMIT_TEXT, deal_title, partial_sentence, plural,
+from solver.pyramid.model.sentences import (LIMIT_TEXT, deal_title, partial_sentence, plural,
                                       reason_sentence, verdict_text)
 
 MAX_PLAYOUTS = 10_000_000
 """Most playouts per player one analysis may ask for."""
 PLAYOUTS_TEXT = "10,000"
-"""``solver.pyramid.playouts.DEFAULT_PLAYOUTS`` as the help text says it (this module does not
+"""``solver.pyramid.analysis.playouts.DEFAULT_PLAYOUTS`` as the help text says it (this module does not
 import the engines; a test checks the two agree)."""
 TEXT_WIDTH = 100
 """Long sentences (a reason naming many cards) are wrapped to this width."""
@@ -93,7 +93,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
     if all_rules:
         show_matrix(ident, deal, max_states, hidden_by_json(progress, as_json), as_json, color)
         return
-    from solver.pyramid.analysis import analyse_deal
+    from solver.pyramid.analysis.deal import analyse_deal
 
     analysis = analyse_deal(deal, rules, start=pos, max_states=max_states, timeout=timeout,
                             playouts=playouts, seed=playout_seed, jobs=jobs,
@@ -107,7 +107,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
     if as_json:
         doc = {**ident, **analysis.to_dict(deal)}
         if after is not None:
-            from solver.pyramid.replay import format_step
+            from solver.pyramid.model.replay import format_step
             doc["after"] = [format_step(s) for s in played]
         echo_json(doc)
     else:
@@ -118,8 +118,8 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
 def load_analysis_kernels(deal, rules) -> None:
     """Load (or compile, on a first run) the kernels the analysis calls beyond the searches'
     (the best partial result's and the playouts'), inside ``engines_loading``'s notice."""
-    from solver.pyramid.partial import load_kernels
-    from solver.pyramid.playouts import playout_rates
+    from solver.pyramid.analysis.partial import load_kernels
+    from solver.pyramid.analysis.playouts import playout_rates
 
     load_kernels()
     playout_rates(deal, rules, games=1)
@@ -128,8 +128,8 @@ def load_analysis_kernels(deal, rules) -> None:
 def header_lines(ident: dict, deal, rules_text: str, played, color: bool = False) -> list[str]:
     """The deal's title, its drawing (``color``: red hearts and diamonds) and the moves played
     first."""
-    from solver.pyramid.deals import draw_deal
-    from solver.pyramid.replay import format_solution
+    from solver.pyramid.model.deals import draw_deal
+    from solver.pyramid.model.replay import format_solution
 
     lines = [f"{deal_title(ident)} ({rules_text})", draw_deal(deal, color=color)]
     if played:
@@ -140,7 +140,7 @@ def header_lines(ident: dict, deal, rules_text: str, played, color: bool = False
 def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
                    color: bool = False) -> list[str]:
     """The text of an analysis (``color``: red hearts and diamonds in the drawing)."""
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.model.outcome import Outcome
 
     verdict = analysis.verdict
     lines = header_lines(ident, deal, rules.describe(), played, color)
@@ -165,8 +165,8 @@ def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
 
 def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
     """Why a deal is lost and how far it can be taken (an unknown verdict: the bounds)."""
-    from solver.pyramid.explain import describe_steps
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.model.explain import describe_steps
+    from solver.pyramid.model.outcome import Outcome
 
     verdict = analysis.verdict
     lines = []
@@ -183,8 +183,8 @@ def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
 def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
     """A shortest line with the choices at each step, the narrow steps, the playouts' win
     rates and the difficulty rank."""
-    from solver.pyramid.analysis import is_narrow
-    from solver.pyramid.explain import describe_steps
+    from solver.pyramid.analysis.deal import is_narrow
+    from solver.pyramid.model.explain import describe_steps
 
     steps = describe_steps(deal, rules, analysis.verdict.solution, pos)
     lines = []
@@ -225,7 +225,7 @@ def playout_lines(analysis, from_start: bool) -> list[str]:
         return []
     lines = [f"Random play wins {fmt_p(rates.random)} of {rates.games:,} games (95% interval).",
              f"Greedy play wins {fmt_p(rates.greedy)} of {rates.games:,} games."]
-    from solver.pyramid.difficulty import PLAYOUTS_PER_DEAL, TABLE_SEEDS, table_rules
+    from solver.pyramid.analysis.difficulty import PLAYOUTS_PER_DEAL, TABLE_SEEDS, table_rules
 
     first, last = TABLE_SEEDS
     if analysis.rank is not None:
@@ -248,8 +248,8 @@ def show_matrix(ident: dict, deal, max_states: int, progress: bool | None, as_js
                 color: bool = False) -> None:
     """``--all-rules``: the verdict under every rule combination, as one table."""
     from solver.core.progress import progress_bar
-    from solver.pyramid.matrix import matrix_findings, matrix_rules, rules_matrix
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.analysis.rules_matrix import matrix_findings, matrix_rules, rules_matrix
+    from solver.pyramid.model.outcome import Outcome
 
     bar = progress_bar(progress, total=len(matrix_rules()), desc="rules", unit="rules")
     try:
@@ -258,7 +258,7 @@ def show_matrix(ident: dict, deal, max_states: int, progress: bool | None, as_js
         bar.close()
     findings = matrix_findings(rows)
     if as_json:
-        from solver.pyramid.deals import format_deal
+        from solver.pyramid.model.deals import format_deal
 
         echo_json({**ident, "deal": format_deal(deal), "matrix": [r.to_dict() for r in rows],
                    "findings": findings})
@@ -276,8 +276,8 @@ def matrix_table(rows) -> list[str]:
     """The rules matrix as a grid: one line per recycle limit, one column per combination of
     overlap, stock top and goal; a cell is the minimum moves of a win (``won`` when the quick
     search did not find it), ``lost`` or ``?`` (a limit left it unknown)."""
-    from solver.pyramid.matrix import MATRIX_RECYCLES
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.analysis.rules_matrix import MATRIX_RECYCLES
+    from solver.pyramid.model.outcome import Outcome
 
     def cell(row) -> str:
         if row.outcome == Outcome.WON:

@@ -2,8 +2,8 @@
 the deal was lost and what would have kept it winnable.
 
 Cheap to import (click, ``cli.common``, ``cli.options``); the engines load inside the command.
-The answer's data is ``solver.pyramid.explain.check_dict``, the losing move
-``solver.pyramid.blunder.first_losing_move``.
+The answer's data is ``solver.pyramid.model.explain.check_dict``, the losing move
+``solver.pyramid.analysis.losing_move.first_losing_move``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cli.common import (EXIT_LOST, EXIT_UNKNOWN, EXIT_WON, echo_json, engines_lo
 from cli.options import deal_options, load_one_deal, rules_options
 from cli.replay_html import check_html_path, html_option
 from solver import api
-from solver.pyramid.sentences import deal_title, losing_lines
+from solver.pyramid.model.sentences import deal_title, losing_lines
 
 
 @click.command()
@@ -33,8 +33,9 @@ def check(seed, deal_text, deal_file, rules, solution, html_path, as_json) -> No
     Exit 0 when it wins, 1 when it does not, 2 for bad input, 3 when left unknown."""
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
-        from solver.pyramid.explain import CHECK_INCOMPLETE, CHECK_WON, check_dict, check_outcome
-        from solver.pyramid.replay import parse_solution, replay
+        from solver.pyramid.model.explain import (CHECK_INCOMPLETE, CHECK_WON, check_dict,
+                                                  check_outcome)
+        from solver.pyramid.model.replay import parse_solution, replay
     with input_errors("bad --solution: "):
         steps = parse_solution(solution)
     with engines_loading():
@@ -44,7 +45,8 @@ def check(seed, deal_text, deal_file, rules, solution, html_path, as_json) -> No
     losing = None
     if outcome == CHECK_INCOMPLETE:
         with engines_loading():
-            from solver.pyramid.blunder import STATUS_UNKNOWN, first_losing_move
+            from solver.pyramid.analysis.losing_move import first_losing_move
+            from solver.pyramid.model.outcome import STATUS_UNKNOWN
 
             ws = api.search_workspace(rules, minimal=True)  # kernels loaded before the clock
         losing = first_losing_move(deal, rules, steps, workspace=ws)

@@ -1,7 +1,7 @@
 """``pyramid hint``: the next move of a shortest win, from the deal's start or after ``--after``.
 
 Cheap to import (click, ``cli.common``, ``cli.options``); the engines load inside the command.
-The answer's data is ``solver.pyramid.explain.hint_dict``.
+The answer's data is ``solver.pyramid.model.explain.hint_dict``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from cli.options import (after_option, deal_options, exit_code_for, load_one_dea
                          rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option, save_result_page
 from solver import api
-from solver.pyramid.sentences import verdict_text
+from solver.pyramid.model.sentences import verdict_text
 
 
 @click.command()
@@ -34,9 +34,9 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_pat
         pos, start, played = position_after(deal, rules, after)
         check_html_path(html_path)
         ws = api.search_workspace(rules, minimal=True)  # after every input is checked
-    from solver.pyramid.explain import explain_steps, hint_dict, step_line, step_note
-    from solver.pyramid.replay import format_step
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.model.explain import explain_steps, hint_dict, step_line, step_note
+    from solver.pyramid.model.replay import format_step
+    from solver.pyramid.model.outcome import Outcome
 
     result = api.solve(deal, rules, max_states=max_states, timeout=timeout, start=start,
                        workspace=ws)

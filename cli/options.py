@@ -4,7 +4,7 @@ they name, and the output every search command gives (its JSON document, its exi
 ``solve``, ``hint``, ``check``, ``show`` (the Pyramid side), ``analyse`` and (the rule options)
 ``batch`` and ``stats`` import it; it imports no command module.
 
-Cheap to import: click, ``cli.common`` and ``solver.pyramid.rules`` only. The engines (numpy,
+Cheap to import: click, ``cli.common`` and ``solver.pyramid.model.rules`` only. The engines (numpy,
 numba) are imported inside the functions, after the options have been checked, so that
 ``--help`` and every input error answer without loading them.
 """
@@ -29,7 +29,7 @@ from cli.common import (
     input_errors,
 )
 from solver.core.text import quoted
-from solver.pyramid.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
+from solver.pyramid.model.rules import GOALS, PRESETS, Rules, find_rules, parse_recycles
 
 
 # --------------------------------------------------------------------------- shared options
@@ -111,7 +111,7 @@ def open_deals(seed: int | None, deal_text: str | None,
     check_deal_options(seed, deal_text, deal_file)
     if deal_file is None:
         return iter([load_one_deal(seed, deal_text)])
-    from solver.pyramid.sources import DealFile
+    from solver.pyramid.model.sources import DealFile
 
     source = DealFile(deal_file)
     with input_errors():
@@ -150,14 +150,14 @@ def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None
     the deal file) or ``{}`` (``--deal`` text).
     """
     check_deal_options(seed, deal_text, deal_file)
-    from solver.pyramid.deals import deal_from_seed, parse_deal
+    from solver.pyramid.model.deals import deal_from_seed, parse_deal
 
     if seed is not None:
         return {"seed": seed}, deal_from_seed(seed)
     if deal_text is not None:
         with input_errors("bad --deal: "):
             return {}, parse_deal(deal_text)
-    from solver.pyramid.sources import DealFile
+    from solver.pyramid.model.sources import DealFile
 
     with input_errors():
         lineno, deal = DealFile(deal_file).only_deal(need)
@@ -170,8 +170,8 @@ def position_after(deal, rules: Rules, after: str | None):
     if after is None:
         return None, None, []
     from solver.core.cards import split_tokens
-    from solver.pyramid.blunder import packed_position
-    from solver.pyramid.replay import parse_solution, replay
+    from solver.pyramid.analysis.losing_move import packed_position
+    from solver.pyramid.model.replay import parse_solution, replay
 
     with input_errors("bad --after: "):
         steps = parse_solution(after)
@@ -187,14 +187,14 @@ def position_after(deal, rules: Rules, after: str | None):
 
 def result_json(ident: dict, deal, rules: Rules, result) -> dict:
     """The JSON of one search (docs/json.md, "Pyramid commands"): the deal's ident first."""
-    from solver.pyramid.explain import result_dict
+    from solver.pyramid.model.explain import result_dict
 
     return {**ident, **result_dict(deal, rules, result)}
 
 
 def exit_code_for(outcomes) -> int:
     """3 if any deal was left undecided, else 1 if any is lost, else 0."""
-    from solver.pyramid.explain import outcome_name
+    from solver.pyramid.model.explain import outcome_name
 
     names = [outcome_name(o) for o in outcomes]
     if "unknown" in names:

@@ -1,6 +1,6 @@
 """``--html FILE`` of solve, hint, check and analyse: what each command's page shows.
 
-The page itself is ``solver.pyramid.html_replay``; this module only chooses its title, verdict,
+The page itself is ``solver.pyramid.analysis.replay_page``; this module only chooses its title, verdict,
 notes and line from what a command found, checks the file name before any search and writes the
 page. A name that cannot be written (a directory, a folder that does not exist or cannot be
 written, a full disk) is one line on stderr and exit 2, as for ``batch --out``; so are ``-`` and
@@ -37,12 +37,12 @@ def html_option(f):
 
 def check_html_path(path: str | None) -> None:
     """Refuse (``InputError``) a ``--html`` file name that must not or cannot be written, before
-    any search: ``-`` and a write-protected page (``solver.pyramid.html_replay.check_page_path``),
+    any search: ``-`` and a write-protected page (``solver.pyramid.analysis.replay_page.check_page_path``),
     then what ``batch --out`` refuses (``solver.batch.io.check_writable``)."""
     if path is None:
         return
     from solver.batch.io import check_writable
-    from solver.pyramid.html_replay import check_page_path
+    from solver.pyramid.analysis.replay_page import check_page_path
 
     with input_errors():
         check_page_path(path, OPTION)
@@ -53,7 +53,7 @@ def write_page(path: str, page) -> None:
     """Write the ``ReplayPage`` to ``path``; a write that fails (a full disk) is an
     ``InputError`` naming the file."""
     from solver.core.text import clip
-    from solver.pyramid.html_replay import page_data, render_html, write_html
+    from solver.pyramid.analysis.replay_page import page_data, render_html, write_html
 
     text = render_html(page_data(page))
     try:
@@ -67,7 +67,7 @@ def save_result_page(path: str, ident: dict, deal, rules, result, pos, played,
     """``--html`` of solve and hint: the result's page (``result_page``; a lost deal's best
     partial line is searched here, within the same limits)."""
     from cli.common import engines_loading
-    from solver.pyramid.sentences import deal_title
+    from solver.pyramid.model.sentences import deal_title
 
     with engines_loading():  # the partial search's kernels, for a lost deal
         page = result_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules, result,
@@ -87,17 +87,17 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
     reason and the best partial line (``partial.best_partial`` within the same limits); for an
     undecided one no line. ``played`` (the ``--after`` moves) come first, marked as played;
     ``notes`` go before the page's own."""
-    from solver.pyramid.sentences import verdict_text
-    from solver.pyramid.html_replay import ReplayPage
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.model.sentences import verdict_text
+    from solver.pyramid.analysis.replay_page import ReplayPage
+    from solver.pyramid.model.outcome import Outcome
 
     if result.outcome == Outcome.WON:
         line, steps = (LINE_WON if result.optimal else LINE_ANY), list(result.solution)
     elif result.outcome == Outcome.LOST:
-        from solver.pyramid.sentences import partial_sentence, reason_sentence
-        from solver.pyramid.blunder import packed_position
-        from solver.pyramid.partial import best_partial
-        from solver.pyramid.reasons import find_reason
+        from solver.pyramid.model.sentences import partial_sentence, reason_sentence
+        from solver.pyramid.analysis.losing_move import packed_position
+        from solver.pyramid.analysis.partial import best_partial
+        from solver.pyramid.analysis.reasons import find_reason
 
         start = None if start_pos is None else packed_position(start_pos)
         part = best_partial(deal, rules, start=start, max_states=max_states, timeout=timeout)
@@ -113,9 +113,9 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
 def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
     """The page of ``analyse``: the shortest line and its narrow steps, or the reason and the
     best partial line."""
-    from solver.pyramid.sentences import partial_sentence, reason_sentence
-    from solver.pyramid.html_replay import ReplayPage
-    from solver.pyramid.outcome import Outcome
+    from solver.pyramid.model.sentences import partial_sentence, reason_sentence
+    from solver.pyramid.analysis.replay_page import ReplayPage
+    from solver.pyramid.model.outcome import Outcome
 
     v = analysis.verdict
     if v.outcome == Outcome.WON:
@@ -136,9 +136,9 @@ def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
 def check_page(title: str, deal, rules, steps, result, losing):
     """The page of ``check``: the player's legal moves (up to an illegal one), the move that
     lost the deal marked."""
-    from solver.pyramid.sentences import losing_summary
-    from solver.pyramid.blunder import STATUS_LOST_AT
-    from solver.pyramid.html_replay import ReplayPage
+    from solver.pyramid.model.sentences import losing_summary
+    from solver.pyramid.model.outcome import STATUS_LOST_AT
+    from solver.pyramid.analysis.replay_page import ReplayPage
 
     notes = () if losing is None else tuple(as_note(s) for s in losing_summary(losing))
     marked = losing.move if losing is not None and losing.status == STATUS_LOST_AT else None

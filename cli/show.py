@@ -21,7 +21,7 @@ def show_pyramid(seed, deal_text, as_json, no_color: bool = False) -> None:
         raise InputError("give --seed N or --deal TEXT, not both")
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text)
-        from solver.pyramid.deals import draw_deal, format_deal
+        from solver.pyramid.model.deals import draw_deal, format_deal
     if as_json:
         echo_json({**ident, "deal": format_deal(deal)})
         return

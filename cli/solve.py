@@ -11,13 +11,14 @@ import sys
 
 import click
 
-from cli.common import InputError, color_option, echo_json, engines_loading, json_option, want_color
+from cli.common import (InputError, color_option, echo_json, engines_loading, json_option,
+                        want_color)
 from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, open_deals,
                          position_after, result_json, rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option, save_result_page
 from solver import api
-from solver.pyramid.rules import Rules
-from solver.pyramid.sentences import deal_title, verdict_text
+from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.sentences import deal_title, verdict_text
 
 
 @click.command()
@@ -72,9 +73,9 @@ def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, af
     """Print (and flush) ``solve``'s answer for its ``n``-th deal: one JSON object, or the text
     block (a blank line before every block but the first); ``color``: red hearts and diamonds
     in the drawing."""
-    from solver.pyramid.deals import draw_deal
-    from solver.pyramid.explain import describe_steps
-    from solver.pyramid.replay import format_solution, format_step
+    from solver.pyramid.model.deals import draw_deal
+    from solver.pyramid.model.explain import describe_steps
+    from solver.pyramid.model.replay import format_solution, format_step
 
     if as_json:
         doc = result_json(ident, deal, rules, result)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from solver.pyramid.rules import Rules, find_rules
+from solver.pyramid.model.rules import Rules, find_rules
 
 
 def as_rules(rules: Rules | str | None) -> Rules:
@@ -34,11 +34,11 @@ def as_deal(deal):
     ``deal_from_seed``, a string is parsed with ``parse_deal``, anything else is checked with
     ``check_deal``. Raises ``ValueError`` for a bad deal.
 
-    >>> from solver.pyramid.deals import format_deal
+    >>> from solver.pyramid.model.deals import format_deal
     >>> format_deal(as_deal(1)).split()[:3]
     ['7d', '9c', '4d']
     """
-    from solver.pyramid.deals import check_deal, deal_from_seed, parse_deal
+    from solver.pyramid.model.deals import check_deal, deal_from_seed, parse_deal
 
     if isinstance(deal, bool):
         raise ValueError("a deal is a deal number, deal text or 52 card ids, not a bool")
@@ -60,7 +60,7 @@ def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,
     winning line, found by the much faster winnability search (``solve_winnable``; ``timeout``
     then does not apply). ``max_states`` and ``timeout`` end the search with ``UNKNOWN``.
     ``start``: a packed position to search from instead of the deal's start
-    (``solver.pyramid.state.pack_position``); ``workspace``: one from ``search_workspace`` for
+    (``solver.pyramid.model.state.pack_position``); ``workspace``: one from ``search_workspace`` for
     the same ``minimal`` and rules, reused across searches (the commands load it, and with it
     every kernel, before the first search's clock starts).
 
@@ -78,7 +78,7 @@ def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,
     if timeout is not None:
         raise ValueError("timeout limits the minimum-move search; with minimal=False use "
                          "max_states")
-    from solver.pyramid.winnable import solve_winnable
+    from solver.pyramid.winnable.solve import solve_winnable
 
     return solve_winnable(deal, rules, start=start, workspace=workspace, **limits)
 
@@ -89,7 +89,7 @@ def search_workspace(rules: Rules | str | None = None, minimal: bool = True):
     search's time is its own. None when memory is too short even for the workspace (the search
     then reports ``UNKNOWN``, reason "memory")."""
     from solver.pyramid.optimal.api import OptimalWorkspace, load_kernels
-    from solver.pyramid.winnable import Workspace
+    from solver.pyramid.winnable.solve import Workspace
 
     rules = as_rules(rules)
     try:
@@ -113,7 +113,7 @@ class Scores(NamedTuple):
     @property
     def won(self) -> int:
         """How many deals are winnable."""
-        from solver.pyramid.outcome import Outcome
+        from solver.pyramid.model.outcome import Outcome
 
         return int((self.outcomes == Outcome.WON).sum())
 
@@ -128,8 +128,8 @@ def score(deals, rules: Rules | str | None = None, max_states: int | None = None
     """
     import numpy as np
 
-    from solver.pyramid.deals import deals_from_seeds
-    from solver.pyramid.winnable import winnable_many
+    from solver.pyramid.model.deals import deals_from_seeds
+    from solver.pyramid.winnable.solve import winnable_many
 
     rules = as_rules(rules)
     if not isinstance(deals, np.ndarray):

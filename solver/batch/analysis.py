@@ -14,7 +14,7 @@ none):
                                and upper bounds met, so that ``max_cleared`` is a proven lower
                                bound (a line reaching it exists) and the exact figure may be
                                higher. Empty for an unknown deal.
-    loss_reason        string  a lost deal's short proof (``solver.pyramid.reasons.REASON_KINDS``,
+    loss_reason        string  a lost deal's short proof (``solver.pyramid.analysis.reasons.REASON_KINDS``,
                                e.g. a dead card); empty when it has none, and for deals not lost.
                                (Not ``reason``: that column already names the limit that left a
                                deal unknown.)
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS
+from solver.pyramid.model.rules import Rules
 
 ANALYSIS_COLUMNS = ("max_cleared", "max_cleared_of", "max_cleared_exact", "loss_reason",
                     "random_win_rate", "greedy_win_rate")
@@ -79,8 +79,8 @@ def playout_seed(ident: int) -> int:
 
 
 def loss_reason_kinds() -> tuple[str, ...]:
-    """``solver.pyramid.reasons.REASON_KINDS`` (imported when first needed)."""
-    from solver.pyramid.reasons import REASON_KINDS
+    """``solver.pyramid.analysis.reasons.REASON_KINDS`` (imported when first needed)."""
+    from solver.pyramid.analysis.reasons import REASON_KINDS
 
     return tuple(REASON_KINDS)
 
@@ -133,9 +133,9 @@ def analyse_chunk(ids: np.ndarray, deals: np.ndarray, outcome: np.ndarray, rules
     Lost deals: ``best_partial`` under ``max_states`` / ``timeout`` (in ``workspace``, a
     ``PartialWorkspace`` of this thread) and ``find_reason``; won deals: ``playouts`` random and
     greedy playouts seeded with ``playout_seed(id)``."""
-    from solver.pyramid.partial import best_partial
-    from solver.pyramid.playouts import playout_wins_many
-    from solver.pyramid.reasons import find_reason
+    from solver.pyramid.analysis.partial import best_partial
+    from solver.pyramid.analysis.playouts import playout_wins_many
+    from solver.pyramid.analysis.reasons import find_reason
 
     cols = AnalysisColumns.empty(len(ids))
     reasons = list(cols.loss_reason)

@@ -43,7 +43,7 @@ from solver.core.cards import format_card
 from solver.core.extras import install_hint
 from solver.core.text import clip
 from solver.core.validate import check_not_protected
-from solver.pyramid.layout import DECK_CARDS
+from solver.pyramid.model.layout import DECK_CARDS
 
 if TYPE_CHECKING:
     from solver.batch.work import ChunkResult

@@ -28,7 +28,7 @@ from solver.batch.verify import (Planned, csv_output_problem, ids_digest, parque
                                  part_problem)
 from solver.batch.work import ChunkResult
 from solver.core.text import clip, shorten_path
-from solver.pyramid.deals import format_deal
+from solver.pyramid.model.deals import format_deal
 
 Notice = Callable[[str], None]
 """Where a run says, in one line, what it found and did (a damaged part scored again)."""

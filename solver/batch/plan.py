@@ -16,7 +16,7 @@ from solver.batch.work import ChunkTask
 from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
 from solver.core.runner import WorkerDied
 from solver.core.text import clip
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.rules import Rules
 
 MANIFEST_VERSION = 3
 """2: chunk summaries keep whole nanoseconds (``ns_total``); 3: part records hold the SHA-256 of

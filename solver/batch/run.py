@@ -62,7 +62,7 @@ from solver.batch.verify import Planned, planned_chunk
 from solver.batch.work import ChunkTask, solve_chunk
 from solver.core.progress import progress_bar
 from solver.core.runner import check_jobs, run_tasks
-from solver.pyramid.deals import DealError
+from solver.pyramid.model.deals import DealError
 
 STREAM_WAIT_SECONDS = 0.2
 """How long a run with worker processes waits for a stream's next chunk before it collects the

@@ -16,7 +16,7 @@ import numpy as np
 
 from solver.core.text import clip
 from solver.core.rng import MAX_SEED
-from solver.pyramid.sources import DealFile
+from solver.pyramid.model.sources import DealFile
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class SeedSource:
 @dataclass(frozen=True)
 class LineSource:
     """The deals of a deal file, one per line (``-`` = stdin); blank lines are skipped. The file
-    is read by ``solver.pyramid.sources.DealFile`` (what it accepts, how it refuses); only a
+    is read by ``solver.pyramid.model.sources.DealFile`` (what it accepts, how it refuses); only a
     regular file is counted beforehand (for the progress bar's total), the others are read once.
     """
 

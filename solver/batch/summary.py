@@ -14,14 +14,14 @@ import numpy as np
 
 from solver.batch.analysis import AnalysisColumns
 from solver.batch.analysis_summary import AnalysisSummary, analysis_text
-from solver.pyramid.outcome import REASONS
+from solver.pyramid.model.outcome import REASONS
 from solver.core.stats import fmt_p, text_histogram, wilson
 
 OUTCOME_NAMES = ("lost", "won", "unknown")
-"""Outcome names by ``solver.pyramid.outcome.Outcome`` value: 0 lost, 1 won, 2 unknown (a limit
+"""Outcome names by ``solver.pyramid.model.outcome.Outcome`` value: 0 lost, 1 won, 2 unknown (a limit
 hit)."""
 REASON_NAMES = ("",) + REASONS
-"""Reason names by code: 0 none (the deal was decided), then ``solver.pyramid.outcome.REASONS``,
+"""Reason names by code: 0 none (the deal was decided), then ``solver.pyramid.model.outcome.REASONS``,
 the limit that left a deal ``unknown`` (``states``, ``timeout``, ``memory``, ...)."""
 NO_MOVES = -1
 """``moves`` of a deal without a minimum move count (not solved for it, or not won)."""

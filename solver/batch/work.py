@@ -8,7 +8,7 @@ ran it.
 
 Unlimited recycles (the default rules). A chunk's deals (dealt from their seeds in one
 ``deals_from_seeds`` call) are tabled and searched in one numba call
-(``solver.pyramid.batch_kernels.decide_deal_chunk``: no array allocated and no Python run per
+(``solver.pyramid.winnable.chunk.decide_deal_chunk``: no array allocated and no Python run per
 deal, a lost-position table that stays in cache). Limited recycles keep ``decide_timed`` below,
 one numba call per chunk around ``dfs.decide_flat``.
 
@@ -40,14 +40,14 @@ from numba import njit
 
 from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chunk
 from solver.batch.summary import NO_MOVES, REASON_NAMES
-from solver.pyramid.batch_kernels import IN_KERNEL_CLOCK, clock_ns, decide_deal_chunk
-from solver.pyramid.deals import deal_from_seed, deals_from_seeds
-from solver.pyramid.rules import Rules
-from solver.pyramid.dfs import decide_flat
-from solver.pyramid.winnable import Workspace, rule_args
-from solver.pyramid.outcome import REASON_MEMORY, REASON_STATES, Outcome
-from solver.pyramid.sources import parse_lines
-from solver.pyramid.state import START
+from solver.pyramid.winnable.chunk import IN_KERNEL_CLOCK, clock_ns, decide_deal_chunk
+from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds
+from solver.pyramid.model.rules import Rules
+from solver.pyramid.winnable.dfs import decide_flat
+from solver.pyramid.winnable.solve import Workspace, rule_args
+from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, Outcome
+from solver.pyramid.model.sources import parse_lines
+from solver.pyramid.model.state import START
 
 WARM_UP_SEED = 0
 """The deal of the throw-away searches: under the standard rules its minimum-move search runs
@@ -59,7 +59,7 @@ WARM_UP_STATES = 1000
 @njit(cache=True)
 def decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
                   touched, moves, counts, out_outcome, out_states, out_ns):
-    """``solver.pyramid.dfs.decide_batch_flat`` that also measures each deal's wall time in nanoseconds."""
+    """``solver.pyramid.winnable.dfs.decide_batch_flat`` that also measures each deal's wall time in nanoseconds."""
     path = np.empty(len(counts), dtype=np.int64)
     for k in range(deals.shape[0]):
         t0 = clock_ns()
@@ -162,10 +162,10 @@ def optimal_workspace(rules: Rules):
 
 
 def partial_workspace(rules: Rules):
-    """This thread's best-partial search arrays (``solver.pyramid.partial.PartialWorkspace``)
+    """This thread's best-partial search arrays (``solver.pyramid.analysis.partial.PartialWorkspace``)
     for ``rules`` (that module's own reused workspace is one per process, which two threads of
     a Dask worker must not share)."""
-    from solver.pyramid.partial import PartialWorkspace
+    from solver.pyramid.analysis.partial import PartialWorkspace
 
     return _per_thread((PARTIAL_KEY, rules), lambda: PartialWorkspace.create(rules))
 

@@ -55,7 +55,7 @@ class CompileEvent(NamedTuple):
     """One real compilation of a kernel for one type signature (a cache miss)."""
 
     kernel: str
-    """The kernel's module and name, e.g. ``solver.pyramid.dfs.search``."""
+    """The kernel's module and name, e.g. ``solver.pyramid.winnable.dfs.search``."""
     signature: str
     """The argument types it was compiled for, as numba writes them."""
     seconds: float

@@ -22,12 +22,12 @@ from solver.batch.sources import SeedSource
 from solver.batch.summary import Summary, summary_text
 from solver.batch.work import ChunkTask, solve_chunk
 from solver.core.stats import Z95, wilson
-from solver.pyramid.deals import deal_from_seed, format_deal
-from solver.pyramid.partial import best_partial
-from solver.pyramid.playouts import playout_wins_many
-from solver.pyramid.reasons import REASON_KINDS, find_reason
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed, format_deal
+from solver.pyramid.analysis.partial import best_partial
+from solver.pyramid.analysis.playouts import playout_wins_many
+from solver.pyramid.analysis.reasons import REASON_KINDS, find_reason
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.model.outcome import Outcome
 from tests.batch.helpers import fail_after
 
 PLAYOUTS = 48

@@ -14,12 +14,12 @@ from solver.batch.run import run_batch, summarise_file
 from solver.batch.sources import LineSource, SeedSource, lines_digest, parse_seed_range
 from solver.batch.summary import MAX_MS, NS_PER_MS, Summary, _median, summary_text
 from solver.batch.work import ChunkTask, solve_chunk
-from solver.pyramid.deals import parse_deal
-from solver.pyramid.sources import DealFile, parse_lines
-from solver.pyramid.deals import deal_from_seed, deals_from_seeds, format_deal
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Workspace, solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import parse_deal
+from solver.pyramid.model.sources import DealFile, parse_lines
+from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds, format_deal
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import Workspace, solve_winnable
+from solver.pyramid.model.outcome import Outcome
 from solver.core.stats import wilson
 from tests.batch.helpers import fail_after
 
@@ -381,7 +381,7 @@ def test_workers_load_every_kernel_before_timing():
     code = ("import importlib, pkgutil\n"
             "import solver.pyramid.optimal as package\n"
             "from solver.batch.work import optimal_workspace\n"
-            "from solver.pyramid.rules import Rules\n"
+            "from solver.pyramid.model.rules import Rules\n"
             "optimal_workspace(Rules())\n"
             "names = ['astar_run', 'start_bound', 'fill_class_tables', 'trace']\n"
             "mods = [importlib.import_module(f'{package.__name__}.{m.name}')\n"
@@ -421,7 +421,7 @@ def test_a_deal_file_that_cannot_be_opened_is_named(tmp_path, monkeypatch):
     """Root reads a mode-000 file anyway, so the refusal is simulated where the file is opened."""
     import builtins
 
-    import solver.pyramid.sources as deal_sources
+    import solver.pyramid.model.sources as deal_sources
 
     p = tmp_path / "locked.txt"
     p.write_text(format_deal(deal_from_seed(0)) + "\n")
@@ -483,7 +483,7 @@ def test_the_whole_file_check_agrees_with_reading_a_line_at_a_time(tmp_path, mon
     (other spellings, blank, CRLF, bad tokens, duplicates, a byte-order mark, NUL, not UTF-8,
     too long, no final newline), read in blocks that cut lines anywhere, it counts the same deals
     and names the same first bad line as ``deals()``."""
-    monkeypatch.setattr("solver.pyramid.sources.CHECK_BLOCK_BYTES", block)
+    monkeypatch.setattr("solver.pyramid.model.sources.CHECK_BLOCK_BYTES", block)
     rng = np.random.default_rng(block)
     good = [format_deal(deal_from_seed(s)) for s in range(40)]
     kinds = [

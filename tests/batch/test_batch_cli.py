@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from solver.pyramid.deals import deal_from_seed, format_deal
-from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.model.deals import deal_from_seed, format_deal
+from solver.pyramid.model.rules import Rules
+from solver.pyramid.winnable.solve import solve_winnable
 from tests.faults import interruptible
 
 

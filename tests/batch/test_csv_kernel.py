@@ -8,8 +8,8 @@ import numpy as np
 from solver.batch.io import csv_bytes, csv_rows
 from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.batch.work import ChunkResult, ChunkTask, solve_chunk
-from solver.pyramid.deals import deals_from_seeds
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.deals import deals_from_seeds
+from solver.pyramid.model.rules import Rules
 
 INT64_MAX = np.iinfo(np.int64).max
 INT64_MIN = np.iinfo(np.int64).min

@@ -24,7 +24,7 @@ from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
 from solver.batch.run import run_batch
 from solver.batch.sources import LineSource, SeedSource
 from solver.batch.verify import csv_output_problem, planned_chunk
-from solver.pyramid.deals import deal_from_seed, format_deal
+from solver.pyramid.model.deals import deal_from_seed, format_deal
 from tests.batch.helpers import fail_after
 from tests.faults import assert_clean_failure, run_pyramid, tree
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from solver.batch.work import ChunkTask, solve_chunk
-from solver.pyramid.deals import deals_from_seeds, format_deal
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.deals import deals_from_seeds, format_deal
+from solver.pyramid.model.rules import Rules
 from tests.pyramid.cases import per_deal_outcomes
 
 

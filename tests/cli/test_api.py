@@ -19,7 +19,7 @@ import solver
 from solver.core.extras import DISTRIBUTION, install_hint
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCTESTED = ("solver", "solver.api", "solver.pyramid.explain", "solver.core.extras")
+DOCTESTED = ("solver", "solver.api", "solver.pyramid.model.explain", "solver.core.extras")
 """The modules whose docstring examples are the API's documentation."""
 
 

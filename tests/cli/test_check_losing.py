@@ -13,13 +13,13 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from solver.pyramid.blunder import packed_position
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.explain import describe_steps
+from solver.pyramid.analysis.losing_move import packed_position
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.explain import describe_steps
 from solver.pyramid.optimal.api import solve_optimal
-from solver.pyramid.replay import parse_solution, replay, replay_from
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.model.replay import parse_solution, replay, replay_from
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import solve_winnable
 
 LOSING_LINES = [
     # (seed, rules option, moves): random lines that follow a win for a while, then lose it
@@ -110,7 +110,7 @@ def test_winning_and_illegal_moves_gain_nothing_but_a_null_losing():
 
 def test_an_unknown_answer_exits_3(monkeypatch):
     """A search that could not finish (today only when memory runs out) is said so, exit 3."""
-    import solver.pyramid.blunder as blunder
+    import solver.pyramid.analysis.losing_move as blunder
 
     monkeypatch.setattr(blunder, "first_losing_move",
                         lambda *args, **kwargs: blunder.LosingMove(blunder.STATUS_UNKNOWN))

@@ -14,7 +14,7 @@ import pytest
 from cli.common import want_color
 from faults import PYRAMID
 from solver.core.cards import format_card, is_red
-from solver.pyramid.deals import COLOR_OFF, RED_ON, deal_from_seed, draw_deal
+from solver.pyramid.model.deals import COLOR_OFF, RED_ON, deal_from_seed, draw_deal
 
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 """Any ANSI colour code."""

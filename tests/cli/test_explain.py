@@ -1,4 +1,4 @@
-"""solver.pyramid.explain: each explained step says truly where its cards are, the text renderer
+"""solver.pyramid.model.explain: each explained step says truly where its cards are, the text renderer
 says it in the words ``pyramid solve`` prints, and ``hint`` shows the first explained step."""
 
 from __future__ import annotations
@@ -7,15 +7,15 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.explain import (PLACE_PYRAMID, PLACE_STOCK, PLACE_WASTE, CardSource,
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.explain import (PLACE_PYRAMID, PLACE_STOCK, PLACE_WASTE, CardSource,
                                     describe_steps, explain_steps, outcome_name, step_line,
                                     step_note)
-from solver.pyramid.layout import COL_OF, ROW_OF
-from solver.pyramid.replay import Position, format_step, parse_solution
-from solver.pyramid.rules import Rules, find_rules
-from solver.pyramid.winnable import solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.layout import COL_OF, ROW_OF
+from solver.pyramid.model.replay import Position, format_step, parse_solution
+from solver.pyramid.model.rules import Rules, find_rules
+from solver.pyramid.winnable.solve import solve_winnable
+from solver.pyramid.model.outcome import Outcome
 
 CASES = [(1, "standard"), (2, "msc"), (32, "standard"), (12, "msc")]
 """(seed, rules) of winnable deals whose lines are explained step by step (under msc the stock's

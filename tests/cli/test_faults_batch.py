@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.pyramid.deals import deal_from_seed, format_deal
+from solver.pyramid.model.deals import deal_from_seed, format_deal
 from tests.faults import (LOADER_LIMITS_KB, PYRAMID, address_space_kb, assert_clean_failure,
                           error_lines, interruptible, run_pyramid, tree)
 
@@ -565,7 +565,7 @@ def test_too_little_memory_to_load_is_a_fault_about_memory(tmp_path, extra, limi
     ("missing.txt", None),
 ], ids=["binary", "utf-16", "latin-1", "10MB line", "bad line 3", "blank", "missing"])
 def test_solve_and_batch_refuse_a_deal_file_in_the_same_words(tmp_path, name, data):
-    """One reader (solver.pyramid.sources) serves both commands: the same one-line error."""
+    """One reader (solver.pyramid.model.sources) serves both commands: the same one-line error."""
     path = write(tmp_path, name, data) if data is not None else tmp_path / name
     said = [assert_clean_failure(run_pyramid(args), INPUT, name)
             for args in (["solve", "--deal-file", path],

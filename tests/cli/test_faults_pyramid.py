@@ -26,13 +26,13 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from solver.core import memory
-from solver.pyramid import winnable as search
+from solver.pyramid.winnable import solve as search
 from solver.pyramid.optimal import api as optimal
-from solver.pyramid.deals import deal_from_seed, format_deal
+from solver.pyramid.model.deals import deal_from_seed, format_deal
 from solver.pyramid.optimal.api import solve_optimal
-from solver.pyramid.rules import Rules
-from solver.pyramid.winnable import Workspace, solve_winnable
-from solver.pyramid.outcome import Outcome, SolveResult
+from solver.pyramid.model.rules import Rules
+from solver.pyramid.winnable.solve import Workspace, solve_winnable
+from solver.pyramid.model.outcome import Outcome, SolveResult
 from tests.faults import (LOADER_LIMITS_KB, PYRAMID, address_space_kb, assert_clean_failure,
                           error_lines, run_pyramid, tree)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.pyramid.deals import deal_from_seed, format_deal
+from solver.pyramid.model.deals import deal_from_seed, format_deal
 from tests.faults import PYRAMID, assert_clean_failure, run_pyramid, tree
 
 INPUT = 2

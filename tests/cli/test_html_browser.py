@@ -23,11 +23,11 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from solver.core.cards import format_card
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.explain import describe_steps, explain_steps
-from solver.pyramid.layout import COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.replay import Position, parse_solution
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.explain import describe_steps, explain_steps
+from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.model.replay import Position, parse_solution
+from solver.pyramid.model.rules import Rules
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

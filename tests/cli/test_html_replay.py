@@ -5,7 +5,7 @@ The page is drawn in a real browser by ``test_html_browser.py``; here the data i
 checked: every position is the replay checker's (``Position``, stepped here independently), the
 cards each step uses are in play, the covered cards are those the layout covers, and the dead
 cards are those a plain reading of the rule finds (``reference_dead`` below, written from the
-definition, not from ``solver.pyramid.reasons``).
+definition, not from ``solver.pyramid.analysis.reasons``).
 
 The golden files pin the data of two pages (tests/golden/html_*.txt, one line per step and per
 position), so that a change of line shows up in review: a search that breaks ties differently
@@ -28,13 +28,13 @@ from click.testing import CliRunner
 from cli.main import cli
 from faults import assert_clean_failure, run_pyramid
 from solver.core.cards import card_rank, format_card, parse_card
-from solver.pyramid.deals import deal_from_seed, format_deal
-from solver.pyramid.html_replay import (DATA_MARK, TEMPLATE, ReplayPage, dead_cards,
+from solver.pyramid.model.deals import deal_from_seed, format_deal
+from solver.pyramid.analysis.replay_page import (DATA_MARK, TEMPLATE, ReplayPage, dead_cards,
                                         embedded_data, page_data, render_html, template,
                                         write_html)
-from solver.pyramid.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
-from solver.pyramid.replay import Position, format_step, parse_solution
-from solver.pyramid.rules import PRESETS, Rules, find_rules
+from solver.pyramid.model.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
+from solver.pyramid.model.replay import Position, format_step, parse_solution
+from solver.pyramid.model.rules import PRESETS, Rules, find_rules
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE_ENV = "PYRAMID_UPDATE_GOLDEN"
@@ -273,7 +273,7 @@ def test_the_template_is_shipped_as_package_data():
     import tomllib
 
     config = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
-    assert TEMPLATE in config["tool"]["setuptools"]["package-data"]["solver.pyramid"]
+    assert TEMPLATE in config["tool"]["setuptools"]["package-data"]["solver.pyramid.analysis"]
     assert template().count(DATA_MARK) == 1
 
 

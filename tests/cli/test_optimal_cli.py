@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.replay import parse_solution, replay
-from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.replay import parse_solution, replay
+from solver.pyramid.model.rules import PRESETS, Rules
 from tests.faults import error_lines
 
 SEED = 12          # standard rules: a minimum of 48 moves

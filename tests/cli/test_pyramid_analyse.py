@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from cli.analyse import PLAYOUTS_TEXT
 from cli.main import cli
-from solver.pyramid.deals import deal_from_seed, format_deal
-from solver.pyramid.matrix import matrix_rules, rules_matrix
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed, format_deal
+from solver.pyramid.analysis.rules_matrix import matrix_rules, rules_matrix
+from solver.pyramid.model.outcome import Outcome
 from tests.faults import assert_clean_failure, run_pyramid
 
 
@@ -25,7 +25,7 @@ def invoke(*args):
 
 
 def test_playouts_default_in_help_is_the_solver_default():
-    from solver.pyramid.playouts import DEFAULT_PLAYOUTS
+    from solver.pyramid.analysis.playouts import DEFAULT_PLAYOUTS
 
     assert PLAYOUTS_TEXT == f"{DEFAULT_PLAYOUTS:,}"
 
@@ -191,7 +191,7 @@ def test_a_won_position_is_said_to_be_won():
 
 
 def test_no_rank_from_fewer_playouts_than_the_table_had():
-    from solver.pyramid.difficulty import PLAYOUTS_PER_DEAL
+    from solver.pyramid.analysis.difficulty import PLAYOUTS_PER_DEAL
 
     few = analyse_json("--seed", WON, "--playouts", PLAYOUTS_PER_DEAL - 1)
     assert few["harder_than"] is None and few["playouts"]["games"] == PLAYOUTS_PER_DEAL - 1

@@ -6,9 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from solver.pyramid.deals import deal_from_seed, format_deal
-from solver.pyramid.replay import parse_solution, replay
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.deals import deal_from_seed, format_deal
+from solver.pyramid.model.replay import parse_solution, replay
+from solver.pyramid.model.rules import Rules
 from tests.faults import error_lines
 
 LOST_SEED, WON_SEED = 9, 1

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.pyramid.deals import deal_from_seed, format_deal
+from solver.pyramid.model.deals import deal_from_seed, format_deal
 from tests.faults import PYRAMID, error_lines, run_pyramid
 
 ANSWER_SECONDS = 120

@@ -7,11 +7,11 @@ import itertools
 
 import numpy as np
 
-from solver.pyramid.dfs import decide_batch
-from solver.pyramid.replay import Position
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.state import pack_position
-from solver.pyramid.winnable import Workspace
+from solver.pyramid.winnable.dfs import decide_batch
+from solver.pyramid.model.replay import Position
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.state import pack_position
+from solver.pyramid.winnable.solve import Workspace
 
 ALL_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)
              for r, o, s, g in itertools.product((None, 0, 1, 2), (True, False), (False, True),

@@ -1,4 +1,4 @@
-"""The whole-chunk kernels of ``solver.pyramid.batch_kernels`` against ``deals.deals_from_seeds``
+"""The whole-chunk kernels of ``solver.pyramid.winnable.chunk`` against ``deals.deals_from_seeds``
 and ``dfs.decide_batch`` (the search they must reproduce move for move)."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.pyramid.batch_kernels import (chunk_buffers, decide_deal_chunk,
+from solver.pyramid.winnable.chunk import (chunk_buffers, decide_deal_chunk,
                                           decide_seed_chunk, decide_unlimited)
-from solver.pyramid.deals import deals_from_seeds
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.winnable import Workspace
+from solver.pyramid.model.deals import deals_from_seeds
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.winnable.solve import Workspace
 from tests.pyramid.cases import per_deal_outcomes
 
 UNLIMITED_RULES = [Rules(), Rules(overlap=False), Rules(stock_top=True),

@@ -1,4 +1,4 @@
-"""Where a game went wrong (``solver/pyramid/blunder.py``) against brute force.
+"""Where a game went wrong (``solver/pyramid/analysis/losing_move.py``) against brute force.
 
 Seeded random lines of play (random legal moves, some after a stretch of a winning line so that
 they lose late or not at all) under several rules. For each line the brute force decides every
@@ -18,14 +18,15 @@ import pytest
 from reference.pyramid import (endgame_position, partner_endgame, reference_shortest_from,
                                reference_winnable_from)
 from reference.pyramid_fast import fast_winnable_from
-from solver.pyramid.blunder import (STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL, STATUS_UNKNOWN,
-                                    STATUS_WON, LosingMove, after, first_losing_move,
-                                    packed_position)
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.analysis.losing_move import (LosingMove, after, first_losing_move,
+                                                 packed_position)
+from solver.pyramid.model.outcome import (STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL,
+                                          STATUS_UNKNOWN, STATUS_WON)
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
-from solver.pyramid.replay import STEP_KING, STEP_PAIR, Position, replay_from
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.model.replay import STEP_KING, STEP_PAIR, Position, replay_from
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import Workspace, solve_winnable
 
 RULES = {
     "standard": PRESETS["standard"],
@@ -288,8 +289,8 @@ def test_to_dict_and_field_checks():
 def test_a_minimum_move_search_stopped_by_a_limit_leaves_a_win_not_proven_shortest(monkeypatch):
     """When only the minimum-move search is stopped (say by the clock), the verdict stays exact
     and the winnability search's line is given instead, marked not optimal."""
-    import solver.pyramid.blunder as blunder
-    from solver.pyramid.outcome import REASON_TIMEOUT, Outcome, SolveResult
+    import solver.pyramid.analysis.losing_move as blunder
+    from solver.pyramid.model.outcome import REASON_TIMEOUT, Outcome, SolveResult
 
     monkeypatch.setattr(blunder, "solve_optimal", lambda *args, **kwargs: SolveResult(
         Outcome.UNKNOWN, reason=REASON_TIMEOUT))

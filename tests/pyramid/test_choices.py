@@ -1,4 +1,4 @@
-"""Legal and winning moves at each point of a line (``solver/pyramid/choices.py``) by brute force.
+"""Legal and winning moves at each point of a line (``solver/pyramid/analysis/choices.py``) by brute force.
 
 The legal moves are counted without ``Position.legal_steps``: every conceivable step (draw,
 recycle, each king, each pair of cards summing to 13) is offered to ``Position.check``. Each
@@ -16,14 +16,14 @@ import pytest
 
 from reference.pyramid import reference_shortest_from, reference_winnable_from
 from solver.core.cards import NATURAL_CARDS, card_rank
-from solver.pyramid.blunder import after, packed_position
-from solver.pyramid.choices import SearchLimitReached, StepChoices, line_choices
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.analysis.losing_move import after, packed_position
+from solver.pyramid.analysis.choices import SearchLimitReached, StepChoices, line_choices
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
-from solver.pyramid.replay import (KING, PAIR_SUM, STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE,
-                                   IllegalMove, Position)
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.model.replay import (KING, PAIR_SUM, STEP_DRAW, STEP_KING, STEP_PAIR,
+                                         STEP_RECYCLE, IllegalMove, Position)
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import Workspace, solve_winnable
 from test_blunder import RULES, SMALL_REFERENCE_CAP, positions_of, random_line, small_start
 
 EVERY_STEP = ([(STEP_DRAW,), (STEP_RECYCLE,)]

@@ -9,10 +9,10 @@ import random
 import numpy as np
 import pytest
 
-from solver.pyramid.difficulty import (PLAYOUTS_PER_DEAL, TABLE_PATH, TABLE_SEEDS,
+from solver.pyramid.analysis.difficulty import (PLAYOUTS_PER_DEAL, TABLE_PATH, TABLE_SEEDS,
                                        difficulty_rank, histogram_rank, load_tables,
                                        rules_from_dict, table_rules)
-from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.model.rules import PRESETS, Rules
 
 
 def brute_rank(rates: list[float], rate: float) -> float:
@@ -89,9 +89,9 @@ def test_a_regular_install_finds_the_shipped_table(tmp_path, monkeypatch):
     import tomllib
     from pathlib import Path
 
-    from solver.pyramid import difficulty
+    from solver.pyramid.analysis import difficulty
 
-    root = Path(difficulty.__file__).resolve().parents[2]
+    root = Path(difficulty.__file__).resolve().parents[3]
     shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
         "data-files"]
     assert shipped == {"share/pyramid-solitaire": ["data/difficulty.json"]}

@@ -1,4 +1,4 @@
-"""The last-pass pruning of the limited-recycles search (``solver/pyramid/prune.py``) against the
+"""The last-pass pruning of the limited-recycles search (``solver/pyramid/winnable/prune.py``) against the
 plain references, on positions where each rule fires; and the recycle counter's saturation.
 
 * burial: on seeded last-pass endgames, the position ``bury_last_pass`` returns has the same
@@ -19,17 +19,17 @@ import pytest
 
 from reference.pyramid import endgame_position, partner_endgame, reference_winnable_from
 from reference.pyramid_fast import fast_winnable
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.limited import RESTART_AFTER
-from solver.pyramid.prune import LOST_STATE, bury_last_pass, unmatched
-from solver.pyramid.replay import Position, replay
-from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.state import (AFTER_DRAW, MAX_RECYCLES_USED, MOVE_RECYCLE, NO_SLOT, PTR_MASK,
-                                  PTR_SHIFT, REC_MASK, REC_SHIFT, START, apply_concrete,
-                                  deal_tables, encode_move, pack_position)
-from solver.pyramid.winnable import WinnabilityTurns, Workspace, solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.winnable.limited import RESTART_AFTER
+from solver.pyramid.winnable.prune import LOST_STATE, bury_last_pass, unmatched
+from solver.pyramid.model.replay import Position, replay
+from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.state import (AFTER_DRAW, MAX_RECYCLES_USED, MOVE_RECYCLE, NO_SLOT,
+                                        PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, START,
+                                        apply_concrete, deal_tables, encode_move, pack_position)
+from solver.pyramid.winnable.solve import WinnabilityTurns, Workspace, solve_winnable
+from solver.pyramid.model.outcome import Outcome
 from tests.pyramid.test_winnable import compare_whole_deals
 
 LIMITED_RULES = [Rules(recycles=r, overlap=o, stock_top=s, goal=g)

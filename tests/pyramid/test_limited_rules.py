@@ -1,5 +1,5 @@
 """The forced-pair and waste-deadlock rules of the limited-recycles search
-(``solver.pyramid.prune.forced_pair``, ``waste_deadlock``) against the plain concrete reference,
+(``solver.pyramid.winnable.prune.forced_pair``, ``waste_deadlock``) against the plain concrete reference,
 on seeded positions where they fire.
 
 Where the rule keeps one move of several (a pair whose card must leave and has no other partner
@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from reference.pyramid import reference_winnable_from
-from solver.pyramid.prune import forced_pair, waste_deadlock
-from solver.pyramid.rules import rule_args
-from solver.pyramid.state import MAX_MOVES, deal_tables, gen_concrete
-from solver.pyramid.winnable import Workspace, concrete_step, solve_winnable
+from solver.pyramid.winnable.prune import forced_pair, waste_deadlock
+from solver.pyramid.model.rules import rule_args
+from solver.pyramid.model.state import MAX_MOVES, deal_tables, gen_concrete
+from solver.pyramid.winnable.solve import Workspace, concrete_step, solve_winnable
 from tests.pyramid.test_limited_pruning import (LIMITED_RULES, REFERENCE_CAP, RULE_IDS,
                                                 last_pass_endgame, packed, rule_fired)
 

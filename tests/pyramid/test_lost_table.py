@@ -5,10 +5,10 @@ gives no other verdict (it may run out of positions: without the memory it is sl
 import numpy as np
 import pytest
 
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Workspace, solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import Workspace, solve_winnable
+from solver.pyramid.model.outcome import Outcome
 
 RULES = [PRESETS["standard"], PRESETS["msc"], Rules(recycles=0, stock_top=True),
          Rules(recycles=1, goal="all")]

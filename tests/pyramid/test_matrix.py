@@ -1,4 +1,4 @@
-"""The rules matrix (``solver.pyramid.matrix``) against the plain references, and its findings."""
+"""The rules matrix (``solver.pyramid.analysis.rules_matrix``) against the plain references, and its findings."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import pytest
 
 from reference.bfs import bfs_shortest
 from reference.pyramid_fast import fast_winnable
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.matrix import (MatrixRow, matrix_findings, matrix_rules, rules_matrix)
-from solver.pyramid.rules import Rules
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.analysis.rules_matrix import (MatrixRow, matrix_findings, matrix_rules,
+                                                  rules_matrix)
+from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.outcome import Outcome
 
 MATRIX_SEEDS = (1, pytest.param(7, marks=pytest.mark.slow), pytest.param(12, marks=pytest.mark.slow))
 """Deals whose 32 combinations the references settle (seed 1 in about 10 s, the others 30 s)."""

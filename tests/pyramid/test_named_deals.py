@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from solver.pyramid.deals import deal_from_seed, parse_deal
-from solver.pyramid.replay import parse_solution, replay
-from solver.pyramid.rules import Rules, find_rules
-from solver.pyramid.winnable import solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.deals import deal_from_seed, parse_deal
+from solver.pyramid.model.replay import parse_solution, replay
+from solver.pyramid.model.rules import Rules, find_rules
+from solver.pyramid.winnable.solve import solve_winnable
+from solver.pyramid.model.outcome import Outcome
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "named_deals.json"
 ENTRIES = json.loads(DATA.read_text())

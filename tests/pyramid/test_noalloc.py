@@ -10,10 +10,10 @@ import sys
 from numba.core import compiler, ir, typed_passes, types
 from numba.core.registry import CPUDispatcher, cpu_target
 
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import load_kernels
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import solve_winnable
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import solve_winnable
 
 
 def holds_array(ty) -> bool:

@@ -17,15 +17,15 @@ from reference.pyramid import LOST, partner_endgame, reference_shortest_from
 
 from reference.bfs import bfs_shortest
 from solver.core.cards import parse_card
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import PYRAMID_CARDS
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import PYRAMID_CARDS
 from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
 from solver.pyramid.optimal.moves import gen_optimal
-from solver.pyramid.replay import Position, replay, replay_from
-from solver.pyramid.rules import PRESETS, RuleArgs, Rules
-from solver.pyramid.winnable import decode_move, solve_winnable
-from solver.pyramid.outcome import Outcome
-from solver.pyramid.state import MAX_MOVES, MOVE_DRAW, MOVE_KING, deal_tables, pack_position
+from solver.pyramid.model.replay import Position, replay, replay_from
+from solver.pyramid.model.rules import PRESETS, RuleArgs, Rules
+from solver.pyramid.winnable.solve import decode_move, solve_winnable
+from solver.pyramid.model.outcome import Outcome
+from solver.pyramid.model.state import MAX_MOVES, MOVE_DRAW, MOVE_KING, deal_tables, pack_position
 from tests.pyramid.cases import ALL_RULES, packed
 
 # The first seeds (standard: of 0..368, msc: of 0..1193) whose plain BFS needs at most 400,000

@@ -20,14 +20,14 @@ import zlib
 import pytest
 from reference.pyramid import LOST, partner_endgame, reference_shortest_from
 
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.optimal.bound import FAR_BOUND, start_bound
 from solver.pyramid.optimal.tables import class_tables
-from solver.pyramid.replay import Position
-from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.winnable import solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.replay import Position
+from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.winnable.solve import solve_winnable
+from solver.pyramid.model.outcome import Outcome
 from tests.pyramid.cases import ALL_RULES, packed
 
 class Bound:

@@ -21,15 +21,15 @@ import numpy as np
 import pytest
 from reference.pyramid import partner_endgame
 
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal import api, passes
 from solver.pyramid.optimal.bound import start_bound, two_passes_floor
 from solver.pyramid.optimal.tables import class_tables
-from solver.pyramid.replay import Position
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.state import AFTER_DRAW, kernel_tables, pack_position
-from solver.pyramid.winnable import solve_winnable
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.replay import Position
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.state import AFTER_DRAW, kernel_tables, pack_position
+from solver.pyramid.winnable.solve import solve_winnable
+from solver.pyramid.model.outcome import Outcome
 from tests.pyramid.test_optimal import FAST_SEEDS, agree_with_bfs
 
 STANDARD = Rules()

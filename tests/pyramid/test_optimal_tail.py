@@ -22,15 +22,15 @@ from reference.bfs import bfs_shortest
 from reference.pyramid import endgame_position
 from tests.pyramid.cases import ALL_RULES, packed
 
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.optimal.index import TAG_SHIFT, find_tagged, rehash_tagged, tag_of
 from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
                                           gen_optimal)
-from solver.pyramid.replay import Position
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.state import MAX_MOVES, MOVE_RECYCLE, deal_tables, move_kind
-from solver.pyramid.outcome import Outcome
+from solver.pyramid.model.replay import Position
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.state import MAX_MOVES, MOVE_RECYCLE, deal_tables, move_kind
+from solver.pyramid.model.outcome import Outcome
 
 
 def generic_line(state, tabs, rule) -> tuple[np.uint64, int]:

@@ -1,4 +1,4 @@
-"""The best partial result (solver/pyramid/partial.py) against the plain reference.
+"""The best partial result (solver/pyramid/analysis/partial.py) against the plain reference.
 
 ``tests/reference/partial.py`` searches every reachable position breadth-first with
 ``replay.Position`` alone. Full lost deals have too many positions for it, so the positions
@@ -15,14 +15,14 @@ import pytest
 from reference.partial import reference_partial_from, removed
 from reference.pyramid import partner_endgame
 
-from solver.pyramid.deals import deal_from_seed
+from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import solve_optimal
-from solver.pyramid import partial
-from solver.pyramid.partial import PartialResult, best_partial
-from solver.pyramid.replay import Position, replay_from
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import solve_winnable
-from solver.pyramid.outcome import REASONS, Outcome
+from solver.pyramid.analysis import partial
+from solver.pyramid.analysis.partial import PartialResult, best_partial
+from solver.pyramid.model.replay import Position, replay_from
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import solve_winnable
+from solver.pyramid.model.outcome import REASONS, Outcome
 from tests.pyramid.cases import ALL_RULES, packed
 
 REF_CAP = 10_000
@@ -135,7 +135,7 @@ def test_agrees_with_reference_under_every_rule_combination_more(rules):
 def test_fewest_moves_search_alone_agrees(rules, monkeypatch):
     """The A* fallback of step 3 (used when there are too many end positions, and under goal
     "all" with stock cards left) on its own: the end positions are never listed."""
-    monkeypatch.setattr("solver.pyramid.partial._end_positions",
+    monkeypatch.setattr("solver.pyramid.analysis.partial._end_positions",
                         lambda *args: (None, partial.MANY))
     checked = 0
     for seed in range(40):

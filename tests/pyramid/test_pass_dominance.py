@@ -18,11 +18,11 @@ import random
 import numpy as np
 import pytest
 
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.lost_table import LostTable, grown_table, pass_lost, pass_lost_put
-from solver.pyramid.state import AFTER_DRAW, PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT
-from solver.pyramid.winnable import Workspace
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.winnable.lost_table import LostTable, grown_table, pass_lost, pass_lost_put
+from solver.pyramid.model.state import AFTER_DRAW, PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT
+from solver.pyramid.winnable.solve import Workspace
 from tests.pyramid.test_limited_pruning import (LIMITED_RULES, REFERENCE_CAP, RULE_IDS, packed,
                                                 unpacked)
 from tests.reference.pyramid import endgame_position, partner_endgame, reference_winnable_from

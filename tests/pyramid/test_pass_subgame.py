@@ -1,4 +1,4 @@
-"""The pass-subgame proofs of ``solver.pyramid.pass_subgame`` (two classes of values played alone,
+"""The pass-subgame proofs of ``solver.pyramid.winnable.pass_subgame`` (two classes of values played alone,
 with the stock's order, the waste's stack and the recycles left): the kernel against a plain
 brute force of the same subgame written here, every proof of loss it gives against the plain
 concrete reference (``tests/reference/pyramid.py``) on all 24 limited-recycles combinations, and
@@ -16,16 +16,17 @@ import pytest
 
 from reference.pyramid import endgame_position, partner_endgame, reference_winnable_from
 from solver.core.cards import card_rank
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.lost_table import table_find, table_insert
-from solver.pyramid.pass_subgame import (ALL_CLASSES, KNOWN_LOST, KNOWN_MAX_SLOTS, KNOWN_TAGS,
-                                         KNOWN_WON, PassBuffers, class_cards, class_masks,
-                                         grown_known, moved_classes, pass_buffers,
-                                         pass_subgame_clears, pass_subgame_lost,
-                                         pass_subgame_triple_lost, with_pointer)
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.winnable.lost_table import table_find, table_insert
+from solver.pyramid.winnable.pass_subgame import (ALL_CLASSES, KNOWN_LOST, KNOWN_MAX_SLOTS,
+                                                  KNOWN_TAGS, KNOWN_WON, PassBuffers, class_cards,
+                                                  class_masks, grown_known, moved_classes,
+                                                  pass_buffers, pass_subgame_clears,
+                                                  pass_subgame_lost, pass_subgame_triple_lost,
+                                                  with_pointer)
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   apply_concrete, deal_tables, gen_concrete, pack_position)
 from tests.pyramid.test_limited_pruning import LIMITED_RULES, RULE_IDS
 

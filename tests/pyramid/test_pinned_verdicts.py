@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver.pyramid.batch_kernels import decide_seed_chunk
-from solver.pyramid.deals import deals_from_seeds
-from solver.pyramid.dfs import decide_batch
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.winnable import Workspace
+from solver.pyramid.winnable.chunk import decide_seed_chunk
+from solver.pyramid.model.deals import deals_from_seeds
+from solver.pyramid.winnable.dfs import decide_batch
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.winnable.solve import Workspace
 
 PINNED = Path(__file__).resolve().parents[1] / "golden" / "winnable_standard_seeds.txt"
 QUICK_SEEDS = 20_000

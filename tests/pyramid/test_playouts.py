@@ -17,16 +17,16 @@ import numpy as np
 import pytest
 
 from solver.core.cards import card_rank, parse_card
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.playout_kernels import (PLAYER_GREEDY, PLAYER_RANDOM, choose, gen_legal,
-                                            play_block, uncovered_and_overlap)
-from solver.pyramid.playouts import (DEFAULT_PLAYOUTS, PLAYERS, PlayoutRates, playout_rates,
-                                     playout_wins_many, start_state)
-from solver.pyramid.replay import (STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position,
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import COVERED_BY, PYRAMID_CARDS
+from solver.pyramid.analysis.playout_kernels import (PLAYER_GREEDY, PLAYER_RANDOM, choose,
+                                                     gen_legal, play_block, uncovered_and_overlap)
+from solver.pyramid.analysis.playouts import (DEFAULT_PLAYOUTS, PLAYERS, PlayoutRates,
+                                              playout_rates, playout_wins_many, start_state)
+from solver.pyramid.model.replay import (STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position,
                                    format_step, parse_solution)
-from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.state import (AFTER_DRAW, MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE,
+from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.state import (AFTER_DRAW, MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE,
                                   REC_MASK, apply_concrete, deal_tables, decode_move,
                                   pack_position, uncovered_mask)
 from tests.reference.players import (SplitMix64Choice, greedy_choice, greedy_score, legal_moves,

@@ -1,4 +1,4 @@
-"""Loss reasons (solver.pyramid.reasons): sound on every rule variant, and every reason found is
+"""Loss reasons (solver.pyramid.analysis.reasons): sound on every rule variant, and every reason found is
 re-checked by the independent tests/reference/reasons.py and, on small positions, by brute force."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from solver.core.cards import card_rank, format_card
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.free_search import dead
-from solver.pyramid.outcome import Outcome
-from solver.pyramid.reasons import (REASON_KINDS, LossReason, find_reason, reason_holds)
-from solver.pyramid.replay import Position
-from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.state import deal_tables
-from solver.pyramid.winnable import Workspace, solve_winnable
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.winnable.free_search import dead
+from solver.pyramid.model.outcome import Outcome
+from solver.pyramid.analysis.reasons import (REASON_KINDS, LossReason, find_reason, reason_holds)
+from solver.pyramid.model.replay import Position
+from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.state import deal_tables
+from solver.pyramid.winnable.solve import Workspace, solve_winnable
 from tests.reference.reasons import never_removed, verify
 from tests.pyramid.cases import packed
 

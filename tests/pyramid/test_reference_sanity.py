@@ -6,10 +6,10 @@ import pytest
 
 from reference.pyramid import (LOST, endgame_position, reference_shortest, reference_shortest_from,
                        reference_winnable, reference_winnable_from)
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.replay import Position, replay, replay_from
-from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.model.replay import Position, replay, replay_from
+from solver.pyramid.model.rules import PRESETS, Rules
 
 POSITIONS_PER_PRESET = 50
 

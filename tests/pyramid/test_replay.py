@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 
 from solver.core.cards import card_rank, format_card, make_card, parse_card
-from solver.pyramid.layout import BELOW, COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.replay import (IllegalMove, Position, ReplayResult,
+from solver.pyramid.model.layout import BELOW, COVERED_BY, PYRAMID_CARDS
+from solver.pyramid.model.replay import (IllegalMove, Position, ReplayResult,
                            format_solution, format_step, parse_solution, parse_step, replay,
                            replay_from, replay_text)
-from solver.pyramid.rules import PRESETS, Rules
+from solver.pyramid.model.rules import PRESETS, Rules
 
 C = parse_card
 STANDARD = PRESETS["standard"]
@@ -486,7 +486,7 @@ def test_legal_steps_all_apply_and_match_check():
     every conceivable step that is not listed is refused."""
     import random
     from itertools import product
-    from solver.pyramid.deals import deal_from_seed
+    from solver.pyramid.model.deals import deal_from_seed
     every = [("draw",), ("recycle",)] + [("king", c) for c in range(52)]
     # every pair summing to 13, and every 7th other pair (refused for the sum, checked above)
     every += [("pair", a, b) for a in range(52) for b in range(a + 1, 52)
@@ -563,7 +563,7 @@ def test_reference_lost_when_a_card_covers_all_its_partners():
 
 
 def test_the_verdict_counts_one_move_in_the_singular():
-    from solver.pyramid.deals import deal_from_seed
+    from solver.pyramid.model.deals import deal_from_seed
 
     deal = deal_from_seed(1)
     assert replay(deal, STANDARD, [("draw",)]).message() == \

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from reference.rng import SplitMix64, naive_deal, stream_seed as naive_stream
-from solver.pyramid.deals import (DealError, check_deal, deal_from_seed, deals_from_seeds, draw_deal,
-                          format_deal, parse_deal)
+from solver.pyramid.model.deals import (DealError, check_deal, deal_from_seed, deals_from_seeds,
+                                        draw_deal, format_deal, parse_deal)
 from solver.core.rng import MAX_SEED, below, check_seed, new_state, next_u64, shuffle, stream_seed
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "golden_deals.txt"

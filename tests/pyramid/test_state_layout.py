@@ -1,4 +1,4 @@
-"""The packed-position layout: the table in ``solver.pyramid.state``'s docstring, the field table
+"""The packed-position layout: the table in ``solver.pyramid.model.state``'s docstring, the field table
 ``STATE_FIELDS`` and the masks and shifts the kernels use must all say the same thing, and the
 move encoding must round-trip through its one definition."""
 
@@ -10,8 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from solver.pyramid import free_search, rules, state
-from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.model import rules, state
+from solver.pyramid.winnable import free_search
+from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
 
 DOC_ROW = re.compile(r"^\s+bits?\s+(\d+)(?:\.\.(\d+))?\s+(\w+):", re.MULTILINE)
 """A row of the layout table in the module docstring: ``bits 57..61  recycles: ...``."""

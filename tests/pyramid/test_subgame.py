@@ -1,4 +1,4 @@
-"""The subgame proofs of ``solver.pyramid.subgame`` (one or two classes of values played alone):
+"""The subgame proofs of ``solver.pyramid.winnable.subgame`` (one or two classes of values played alone):
 the kernel against a plain brute force of the same subgame written here, and every proof of loss
 it gives against the plain reference solver (``tests/reference/pyramid_fast.py``)."""
 
@@ -13,11 +13,11 @@ import pytest
 from reference.pyramid import endgame_position
 from reference.pyramid_fast import fast_winnable, fast_winnable_from
 from solver.core.cards import card_rank
-from solver.pyramid.deals import deal_from_seed
-from solver.pyramid.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.rules import Rules, rule_args
-from solver.pyramid.state import START, deal_tables, pack_position
-from solver.pyramid.subgame import closed, subgame_buffers, subgame_clears, subgame_lost
+from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.state import START, deal_tables, pack_position
+from solver.pyramid.winnable.subgame import closed, subgame_buffers, subgame_clears, subgame_lost
 
 UNLIMITED_RULES = [Rules(overlap=o, stock_top=s, goal=g)
                    for o, s, g in itertools.product((True, False), (False, True),

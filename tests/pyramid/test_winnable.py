@@ -1,12 +1,12 @@
-"""The numba winnability search (``solver/pyramid/winnable.py``) against two plain-Python references.
+"""The numba winnability search (``solver/pyramid/winnable/solve.py``) against two plain-Python references.
 
-* ``tests/reference.py``: the concrete reference (every real position, ``solver.pyramid.replay`` only),
+* ``tests/reference.py``: the concrete reference (every real position, ``solver.pyramid.model.replay`` only),
   exact but slow: used on small endgame positions, for every combination of rule options, and to
   prove the two facts the fast search relies on (stock position and equal values).
 * ``tests/reference_fast.py``: an independent plain-Python search fast enough for whole deals:
   300 seeded deals per preset, and a smaller sample for every combination of rule options.
 
-Every solution the fast search returns is replayed move by move through ``solver.pyramid.replay``.
+Every solution the fast search returns is replayed move by move through ``solver.pyramid.model.replay``.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ import pytest
 from reference.pyramid import endgame_position, reference_winnable_from
 from reference.pyramid_fast import fast_winnable, fast_winnable_from
 from solver.core.cards import card_rank
-from solver.pyramid.deals import deal_from_seed, deals_from_seeds
-from solver.pyramid.layout import PYRAMID_CARDS
-from solver.pyramid.replay import KING, PAIR_SUM, Position, replay, replay_from
-from solver.pyramid.rules import PRESETS, Rules
-from solver.pyramid.winnable import Workspace, solve_winnable, winnable_many
-from solver.pyramid.outcome import Outcome
-from solver.pyramid.state import pack_position
+from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds
+from solver.pyramid.model.layout import PYRAMID_CARDS
+from solver.pyramid.model.replay import KING, PAIR_SUM, Position, replay, replay_from
+from solver.pyramid.model.rules import PRESETS, Rules
+from solver.pyramid.winnable.solve import Workspace, solve_winnable, winnable_many
+from solver.pyramid.model.outcome import Outcome
+from solver.pyramid.model.state import pack_position
 from tests.pyramid.cases import ALL_RULES
 
 RULE_IDS = [f"rec{'inf' if r.recycles is None else r.recycles}-{'ov' if r.overlap else 'noov'}-"

@@ -1,6 +1,6 @@
-"""Plain reference for the best partial result (``solver.pyramid.partial.best_partial``).
+"""Plain reference for the best partial result (``solver.pyramid.analysis.partial.best_partial``).
 
-Built on ``solver.pyramid.replay.Position`` alone: a breadth-first search over every position
+Built on ``solver.pyramid.model.replay.Position`` alone: a breadth-first search over every position
 reachable from the start (no pruning, no move reductions, no bounds), keeping the largest count
 of cards removed seen and the depth at which it was first seen. Breadth-first order makes that
 depth the fewest moves reaching the count. The count is the fast solver's: pyramid cards gone
@@ -10,8 +10,8 @@ depth the fewest moves reaching the count. The count is the fast solver's: pyram
 
 from __future__ import annotations
 
-from solver.pyramid.layout import DECK_CARDS, PYRAMID_CARDS
-from solver.pyramid.replay import Position
+from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS
+from solver.pyramid.model.replay import Position
 
 
 def removed(pos: Position) -> int:

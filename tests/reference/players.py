@@ -1,7 +1,7 @@
 """Plain-Python random and greedy Pyramid players, written from docs/pyramid.md ("Players")
-alone; ``solver/pyramid/playout_kernels.py`` is tested against them.
+alone; ``solver/pyramid/analysis/playout_kernels.py`` is tested against them.
 
-They play on ``solver.pyramid.replay.Position`` (the plain game model of tests/reference/pyramid.py),
+They play on ``solver.pyramid.model.replay.Position`` (the plain game model of tests/reference/pyramid.py),
 reading only its state (``present``, ``waste``, ``stock``, ``recycles_used``, ``deal``,
 ``rules``) and ``is_won``, and moving by ``apply`` (which refuses an illegal move, so a move
 listed here that the rules forbid fails loudly). The legal-move list, the geometry (which
@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 
 from solver.core.cards import card_rank
-from solver.pyramid.replay import Position
+from solver.pyramid.model.replay import Position
 from tests.reference.rng import SplitMix64, stream_seed
 
 ROWS = 7

@@ -1,7 +1,7 @@
-"""Slow, obviously-correct reference solver for Pyramid, built only on ``solver.pyramid.replay.Position``.
+"""Slow, obviously-correct reference solver for Pyramid, built only on ``solver.pyramid.model.replay.Position``.
 
 It uses nothing but ``Position.legal_steps()``, ``apply()``, ``is_won()`` and ``key()``: a search
-over positions with a visited set of keys. The fast solver (``solver/pyramid/winnable.py``) is tested against
+over positions with a visited set of keys. The fast solver (``solver/pyramid/winnable/solve.py``) is tested against
 it. Full deals under the default rules have too many positions for it, so ``endgame_position``
 makes small positions from seeded deals by removing cards "by fiat".
 
@@ -15,9 +15,9 @@ import random
 from collections import deque
 
 from solver.core.cards import card_rank
-from solver.pyramid.layout import COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.replay import Position
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
+from solver.pyramid.model.replay import Position
+from solver.pyramid.model.rules import Rules
 
 LOST = "lost"
 """``reference_shortest``'s answer when no winning sequence exists."""

@@ -1,9 +1,9 @@
 """A second plain-Python Pyramid solver, fast enough for whole deals; the numba search is tested
 against it.
 
-Written from docs/pyramid.md alone; it shares no code with ``solver/pyramid/winnable.py`` or
-``solver/pyramid/state.py`` (it reads only the card values, the pyramid geometry of ``solver.pyramid.layout`` and
-the ``Position`` of ``solver.pyramid.replay`` as its input format). Plain memoised depth-first searches:
+Written from docs/pyramid.md alone; it shares no code with ``solver/pyramid/winnable/solve.py`` or
+``solver/pyramid/model/state.py`` (it reads only the card values, the pyramid geometry of ``solver.pyramid.model.layout`` and
+the ``Position`` of ``solver.pyramid.model.replay`` as its input format). Plain memoised depth-first searches:
 
 * **unlimited recycles**: by drawing and recycling, any stock or waste card can be brought to the
   top of the waste without changing anything else, so only *which* cards are in play matters (the
@@ -46,9 +46,9 @@ from __future__ import annotations
 import sys
 
 from solver.core.cards import card_rank
-from solver.pyramid.layout import ABOVE, BELOW, COVER_MASK, COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.replay import KING, PAIR_SUM, Position
-from solver.pyramid.rules import Rules
+from solver.pyramid.model.layout import ABOVE, BELOW, COVER_MASK, COVERED_BY, PYRAMID_CARDS
+from solver.pyramid.model.replay import KING, PAIR_SUM, Position
+from solver.pyramid.model.rules import Rules
 
 
 class _Cap(Exception):

@@ -1,7 +1,7 @@
-"""An independent check of the loss reasons of ``solver.pyramid.reasons``.
+"""An independent check of the loss reasons of ``solver.pyramid.analysis.reasons``.
 
 Written apart from that module on purpose (it never calls it): the position is a
-``solver.pyramid.replay.Position``, the geometry is worked out here from rows and columns, and the
+``solver.pyramid.model.replay.Position``, the geometry is worked out here from rows and columns, and the
 rules are read off docs/pyramid.md again. ``verify`` re-checks a reason's proof (for
 ``class_order`` by playing out every order of the cards of its values alone); ``never_removed``
 confirms it by brute force (every position reachable from a small position).
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import deque
 
 from solver.core.cards import card_rank
-from solver.pyramid.layout import COL_OF, PYRAMID_CARDS, ROW_OF
-from solver.pyramid.replay import Position
+from solver.pyramid.model.layout import COL_OF, PYRAMID_CARDS, ROW_OF
+from solver.pyramid.model.replay import Position
 
 SUM = 13
 KING_VALUE = 13

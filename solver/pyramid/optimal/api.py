@@ -3,7 +3,7 @@
 Every move counts one (draw, recycle, pair, overlap pair, king), under any rule variant. The
 kernels are in ``solver.pyramid.optimal`` (``tables``, ``bound``, ``index``, ``moves``,
 ``astar``); this module validates input, runs the winnability search and A* in turns
-(``solver.pyramid.winnable``: it proves lost deals far faster, and the length of its solution is
+(``solver.pyramid.winnable.solve``: it proves lost deals far faster, and the length of its solution is
 an upper bound that keeps A* from storing longer lines; but under limited recycles A* often
 finds a shortest win sooner than it finds any), drives the A* kernel in slices (to check the
 clock and to enlarge its arrays), and turns the move list into steps.
@@ -29,8 +29,8 @@ import numpy as np
 from solver.core import memory
 from solver.core.compiling import compile_aside
 from solver.core.validate import check_int
-from solver.pyramid.deals import check_deal
-from solver.pyramid.layout import DECK_CARDS, STOCK_CARDS
+from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.layout import DECK_CARDS, STOCK_CARDS
 from solver.pyramid.optimal import astar, passes
 from solver.pyramid.optimal.index import (N_REGS, R_ASKED_FROM, R_EXPANDED, R_F, R_FREE,
                                           R_GOAL_LEN, R_GOAL_MOVE, R_GOAL_PARENT, R_INCOMPLETE,
@@ -39,13 +39,13 @@ from solver.pyramid.optimal.index import (N_REGS, R_ASKED_FROM, R_EXPANDED, R_F,
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import SCRATCH, start_bound
 from solver.pyramid.optimal.moves import MAX_FORCED
-from solver.pyramid.rules import PRESETS, Rules, rule_args
-from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT, REC_MASK,
-                                  REC_SHIFT, START, kernel_tables)
-from solver.pyramid.winnable import (WARM_KERNELS, WinnabilityTurns, Workspace, concrete_step,
-                                     max_depth, solve_winnable)
-from solver.pyramid.outcome import (REASON_DEPTH, REASON_MEMORY, REASON_STATES, REASON_TIMEOUT,
-                                    Outcome, SolveResult)
+from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT,
+                                        REC_MASK, REC_SHIFT, START, kernel_tables)
+from solver.pyramid.winnable.solve import (WARM_KERNELS, WinnabilityTurns, Workspace,
+                                           concrete_step, max_depth, solve_winnable)
+from solver.pyramid.model.outcome import (REASON_DEPTH, REASON_MEMORY, REASON_STATES,
+                                          REASON_TIMEOUT, Outcome, SolveResult)
 
 BYTES_PER_POSITION = 33
 """Memory per stored position with full arrays: key 8 + parent 4 + moves so far 2 + hash index
@@ -287,7 +287,7 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
                   timeout: float | None = None, workspace: OptimalWorkspace | None = None,
                   max_positions: int | None = None) -> SolveResult:
     """A minimum-move solution of ``deal`` under ``rules``, from its start or from the packed
-    position ``start`` (``solver.pyramid.state.pack_position``).
+    position ``start`` (``solver.pyramid.model.state.pack_position``).
 
     ``max_states`` caps the positions expanded (0 = no cap), ``timeout`` the seconds, and
     ``max_positions`` the positions stored (memory; None = ``default_max_positions()``, fitted
@@ -300,7 +300,7 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     deal = check_deal(deal)
     if not isinstance(rules, Rules):
         raise ValueError(  # noqa: TRY004 (the project's input errors are ValueErrors)
-            f"rules must be a solver.pyramid.rules.Rules, not {type(rules).__name__}")
+            f"rules must be a solver.pyramid.model.rules.Rules, not {type(rules).__name__}")
     check_int(max_states, f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}",
               0)
     if timeout is not None and not timeout > 0:

@@ -1,6 +1,6 @@
 """The A* loop of the minimum-move search (``solver.pyramid.optimal.api`` drives it).
 
-The search is A* over the concrete packed positions of ``solver.pyramid.state`` (bit 63 included,
+The search is A* over the concrete packed positions of ``solver.pyramid.model.state`` (bit 63 included,
 so the partial-order reduction of ``gen_concrete`` applies), with
 
 * the node store, tagged hash index and bucket queue of ``solver.pyramid.optimal.index`` (among the
@@ -10,7 +10,7 @@ so the partial-order reduction of ``gen_concrete`` applies), with
   ``GROW_*`` status and the Python driver enlarges it and calls again. It also returns
   ``PAUSED`` after ``budget`` expansions, so the driver can check the clock (numba has no clock);
 * the admissible, consistent ``bound`` of ``solver.pyramid.optimal.bound`` and the dead-card
-  pruning of ``solver.pyramid.dfs`` (a position with a card that can never be removed has no
+  pruning of ``solver.pyramid.winnable.dfs`` (a position with a card that can never be removed has no
   solution);
 * the move generator ``gen_optimal`` of ``solver.pyramid.optimal.moves``, which leaves out moves
   that a shortest solution never needs; after a draw or a recycle, the positions whose only move
@@ -52,7 +52,7 @@ from numba import njit
 from solver.core.jit import noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
-from solver.pyramid.free_search import dead, dead_after
+from solver.pyramid.winnable.free_search import dead, dead_after
 from solver.pyramid.optimal.bound import FAR_BOUND, bound, pass_floor, two_passes_floor
 from solver.pyramid.optimal.index import (CLOSED, G_MASK, PASS_ASKED, PASS_PROVEN, R_ASKED_FROM,
                                           R_BUMP, R_CREDIT, R_EXPANDED, R_F, R_FREE, R_GOAL_LEN,
@@ -64,7 +64,7 @@ from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_
                                           gen_optimal)
 from solver.pyramid.optimal.passes import (BUDGET as PASS_BUDGET, LOST as PASS_LOST, free_lost,
                                            pass_lost, prefetch_free, two_passes_lost)
-from solver.pyramid.state import (MAX_MOVES, MOVE_DRAW, MOVE_RECYCLE, REC_MASK, deal_tables,
+from solver.pyramid.model.state import (MAX_MOVES, MOVE_DRAW, MOVE_RECYCLE, REC_MASK, deal_tables,
                                   is_won, move_kind, pointer)
 
 PASS_CREDIT = 40

@@ -8,10 +8,10 @@ from numba import njit
 
 from solver.core.bits import popcount
 from solver.core.jit import noalloc
-from solver.pyramid.layout import PYRAMID_CARDS
+from solver.pyramid.model.layout import PYRAMID_CARDS
 from solver.pyramid.optimal.tables import PYR_INF, config_id
-from solver.pyramid.state import (PYR_MASK, STOCK_MASK, STOCK_SHIFT, deal_tables, highest_bit_below,
-                                  lowest_bit_index, pointer, recycles_used)
+from solver.pyramid.model.state import (PYR_MASK, STOCK_MASK, STOCK_SHIFT, deal_tables,
+                                        highest_bit_below, lowest_bit_index, pointer, recycles_used)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)

@@ -1,5 +1,5 @@
 """The move generator of the minimum-move search (``gen_optimal``): the concrete moves of
-``solver.pyramid.state`` less those a shortest solution never needs."""
+``solver.pyramid.model.state`` less those a shortest solution never needs."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import numpy as np
 
 from solver.core.bits import popcount
 from solver.core.jit import noalloc
-from solver.pyramid.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT, PTR_MASK, PTR_SHIFT,
-                                  PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, STOCK_SHIFT,
-                                  apply_concrete, encode_move, gen_concrete, highest_bit_below,
-                                  lowest_bit_index, pointer, push_draw_or_recycle,
-                                  push_pyramid_pairs, push_with_card, recycles_used, stock_top,
-                                  uncovered_mask, waste_top)
+from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
+from solver.pyramid.model.state import (AFTER_DRAW, MOVE_KING, MOVE_PAIR, NO_SLOT, PTR_MASK,
+                                        PTR_SHIFT, PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK,
+                                        STOCK_SHIFT, apply_concrete, encode_move, gen_concrete,
+                                        highest_bit_below, lowest_bit_index, pointer,
+                                        push_draw_or_recycle, push_pyramid_pairs, push_with_card,
+                                        recycles_used, stock_top, uncovered_mask, waste_top)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)

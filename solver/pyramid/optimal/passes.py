@@ -63,13 +63,13 @@ import numpy as np
 from solver.core.jit import noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
-from solver.pyramid.free_search import dead_after, pyramid_stranded
-from solver.pyramid.layout import PYRAMID_CARDS
-from solver.pyramid.rules import RuleArgs
-from solver.pyramid.state import (AFTER_DRAW, FREE_TAG, MOVE_RECYCLE, PTR_MASK, PYR_MASK, REC_MASK,
-                                  REC_SHIFT, STOCK_MASK, STOCK_SHIFT, apply_concrete, apply_free,
-                                  gen_concrete, gen_free, highest_bit_below, is_won,
-                                  move_kind, pointer)
+from solver.pyramid.winnable.free_search import dead_after, pyramid_stranded
+from solver.pyramid.model.layout import PYRAMID_CARDS
+from solver.pyramid.model.rules import RuleArgs
+from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MOVE_RECYCLE, PTR_MASK, PYR_MASK,
+                                        REC_MASK, REC_SHIFT, STOCK_MASK, STOCK_SHIFT,
+                                        apply_concrete, apply_free, gen_concrete, gen_free,
+                                        highest_bit_below, is_won, move_kind, pointer)
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)

@@ -11,8 +11,8 @@ from numba import njit
 
 from solver.core.bits import popcount
 from solver.core.cards import RANK_OF
-from solver.pyramid.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
-from solver.pyramid.state import (MAX_MOVES, deal_tables, lowest_bit_index, move_a, move_b,
+from solver.pyramid.model.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
+from solver.pyramid.model.state import (MAX_MOVES, deal_tables, lowest_bit_index, move_a, move_b,
                                   push_pyramid_pairs, uncovered_mask)
 
 _ONE = np.uint64(1)

@@ -14,9 +14,9 @@ def load_winnability_kernels() -> None:
     (the same under any rules: the kernels are compiled per argument types, not rule values)."""
     import numpy as np
 
-    from solver.pyramid.layout import DECK_CARDS
-    from solver.pyramid.rules import PRESETS
-    from solver.pyramid.winnable import Workspace, solve_winnable
+    from solver.pyramid.model.layout import DECK_CARDS
+    from solver.pyramid.model.rules import PRESETS
+    from solver.pyramid.winnable.solve import Workspace, solve_winnable
 
     rules = PRESETS["standard"]
     solve_winnable(np.arange(DECK_CARDS, dtype=np.int64), rules, max_states=1,

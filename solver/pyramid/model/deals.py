@@ -1,0 +1,181 @@
+"""Pyramid deals: parse and format the deal text, and the seeded deal generator.
+
+A deal is 52 card ids: ``deal[0:28]`` the pyramid from the apex row by row, ``deal[28:52]`` the
+stock, top card first (the text format of docs/pyramid.md, "Deals").
+
+Seeded deals (``deal_from_seed``): start from the ordered deck of card ids 0..51 (Ac 2c .. Kc,
+Ad .. Kd, Ah .. Kh, As .. Ks), shuffle it with ``rng.shuffle`` from a generator state holding the
+seed, and read the result as the deal text order. The algorithm is in ``solver/core/rng.py`` and
+docs/pyramid.md ("Seeded deals"); the deal for a seed never changes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+from numba import njit
+
+from solver.core.cards import (NATURAL_CARDS, NATURAL_TOKENS, format_card, is_red, parse_card,
+                               split_tokens)
+from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS, PYRAMID_ROWS
+from solver.core.rng import check_seed, new_state, shuffle
+from solver.core.text import quoted
+
+
+class DealError(ValueError):
+    """A malformed deal; the message names the token, its position and what is wrong."""
+
+
+PLAIN_DEAL_CHARS = 3 * DECK_CARDS - 1
+"""Characters of a deal as ``format_deal`` writes it: 52 two-character cards, a space between."""
+SPACE = ord(" ")
+WHOLE_DECK = (1 << DECK_CARDS) - 1
+"""The bitmask (bit = card id) of a deal that holds every card once."""
+
+
+def _two_char_cards() -> np.ndarray:
+    table = np.full((256, 256), -1, dtype=np.int8)
+    for token, card in NATURAL_TOKENS.items():
+        if len(token) == 2:
+            table[ord(token[0]), ord(token[1])] = card
+    return table
+
+
+TWO_CHAR_CARDS = _two_char_cards()
+"""``TWO_CHAR_CARDS[b0, b1]``: the card the two bytes ``b0 b1`` spell (any case), or -1."""
+
+
+def plain_deals(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Read many deal lines at once: ``rows`` is an ``(n, PLAIN_DEAL_CHARS)`` uint8 array of
+    lines of that length. Returns the ``(n, 52)`` int64 card ids and a boolean mask of the lines
+    that are well-formed deals in the plain spelling (two characters a card, any case, one space
+    between); the ids of the other lines mean nothing, and ``parse_deal`` says what is wrong
+    with them (or reads another spelling: ``10h``, commas, more spaces)."""
+    cards = TWO_CHAR_CARDS[rows[:, 0::3], rows[:, 1::3]].astype(np.int64)
+    ok = (rows[:, 2::3] == SPACE).all(axis=1) & (cards >= 0).all(axis=1)
+    bits = np.bitwise_or.reduce(np.left_shift(np.int64(1), np.maximum(cards, 0)), axis=1)
+    return cards, ok & (bits == WHOLE_DECK)
+
+
+def parse_deal(text: str) -> np.ndarray:
+    """Parse deal text into an int64 array of 52 card ids. Raises ``DealError``.
+
+    A well-formed deal is read by dictionary look-ups (``NATURAL_TOKENS``, about 20 times faster
+    than a regular expression per token, which matters for deal files of a million lines); any
+    other text goes through ``parse_deal_exactly``, which finds what is wrong and says so."""
+    cards = list(map(NATURAL_TOKENS.get, text.replace(",", " ").split()))  # None: not a card
+    if len(cards) == DECK_CARDS and None not in cards and len(set(cards)) == DECK_CARDS:
+        return np.fromiter(cards, dtype=np.int64, count=DECK_CARDS)
+    return parse_deal_exactly(text)
+
+
+def parse_deal_exactly(text: str) -> np.ndarray:
+    """``parse_deal`` a token at a time, every token checked in order: the first fault found
+    is the one the ``DealError`` names."""
+    tokens = split_tokens(text)
+    if not tokens:
+        raise DealError("the deal is empty (expected 52 cards)")
+    cards: list[int] = []
+    seen: dict[int, int] = {}
+    for i, tok in enumerate(tokens, start=1):
+        try:
+            c = parse_card(tok)
+        except ValueError:
+            raise DealError(f"token {i} {quoted(tok)} is not a card (expected a rank A23456789TJQK or "
+                            f"10 and a suit cdhs, e.g. 'Td')") from None
+        if c >= NATURAL_CARDS:
+            raise DealError(f"token {i} {quoted(tok)}: Pyramid plays one deck without jokers")
+        if c in seen:
+            raise DealError(f"token {i} {quoted(tok)} duplicates token {seen[c]} "
+                            f"({format_card(c)} appears twice)")
+        seen[c] = i
+        cards.append(c)
+    if len(cards) != DECK_CARDS:
+        missing = [format_card(c) for c in range(NATURAL_CARDS) if c not in seen]
+        if len(cards) > DECK_CARDS:
+            raise DealError(f"too many cards: {len(cards)} tokens, a deal has {DECK_CARDS}")
+        raise DealError(f"too few cards: {len(cards)} of {DECK_CARDS}; missing "
+                        + " ".join(missing))
+    return np.array(cards, dtype=np.int64)
+
+
+def format_deal(deal) -> str:
+    """Deal text: 52 cards on one line, pyramid apex first, then the stock top first."""
+    return " ".join(format_card(int(c)) for c in deal)
+
+
+def check_deal(deal) -> np.ndarray:
+    """Validate a deal given as card ids; return it as an int64 array. Raises ``DealError``."""
+    a = np.asarray(deal, dtype=np.int64)
+    if a.shape != (DECK_CARDS,):
+        raise DealError(f"a deal has {DECK_CARDS} cards, not {a.size}")
+    counts = Counter(a.tolist())
+    bad = [c for c in counts if not 0 <= c < NATURAL_CARDS]
+    if bad:
+        raise DealError(f"card id {bad[0]} is not one of the 52 cards")
+    dup = [c for c, n in counts.items() if n > 1]
+    if dup:
+        raise DealError(f"{format_card(dup[0])} appears {counts[dup[0]]} times")
+    return a
+
+
+@njit(cache=True)
+def _deal_kernel(seed, out):
+    state = new_state(seed)
+    for i in range(DECK_CARDS):
+        out[i] = i
+    shuffle(state, out)
+
+
+@njit(cache=True)
+def _deals_kernel(seeds, out):
+    for k in range(len(seeds)):
+        _deal_kernel(seeds[k], out[k])
+
+
+def deal_from_seed(seed: int) -> np.ndarray:
+    """The deal numbered ``seed`` (0 .. 2**63-1), as 52 card ids."""
+    out = np.empty(DECK_CARDS, dtype=np.int64)
+    _deal_kernel(check_seed(seed), out)
+    return out
+
+
+def deals_from_seeds(seeds) -> np.ndarray:
+    """Deals for many seeds at once: an ``(n, 52)`` int64 array (rows in seed order)."""
+    s = np.asarray(seeds, dtype=np.int64)
+    if s.size and (s.min() < 0):
+        raise ValueError(f"seed {int(s.min())} is out of range")
+    out = np.empty((s.size, DECK_CARDS), dtype=np.int64)
+    _deals_kernel(s, out)
+    return out
+
+
+RED_ON = "\x1b[31m"
+"""ANSI escape that turns the text red (hearts and diamonds in ``draw_deal(color=True)``)."""
+COLOR_OFF = "\x1b[0m"
+"""ANSI escape back to the terminal's own colour."""
+
+
+def card_text(card: int, color: bool = False) -> str:
+    """``format_card(card)``, in red for hearts and diamonds when ``color`` (ANSI escapes: for a
+    terminal only; the caller decides, ``cli.common.want_color``)."""
+    text = format_card(card)
+    return f"{RED_ON}{text}{COLOR_OFF}" if color and is_red(card) else text
+
+
+def draw_deal(deal, width: int = 3, color: bool = False) -> str:
+    """The pyramid as a triangle of card texts, then the stock (top first) on one line.
+
+    ``color``: hearts and diamonds in red (ANSI escapes, for a terminal); the layout is the same
+    either way, the escapes add no visible width."""
+    lines = []
+    k = 0
+    for r in range(PYRAMID_ROWS):
+        row = [card_text(c, color) + " " * (width - 1 - len(format_card(c)))
+               for c in map(int, deal[k:k + r + 1])]
+        k += r + 1
+        pad = " " * ((PYRAMID_ROWS - 1 - r) * (width + 1) // 2)
+        lines.append((pad + " ".join(row)).rstrip())
+    lines.append("stock: " + " ".join(card_text(int(c), color) for c in deal[PYRAMID_CARDS:]))
+    return "\n".join(lines)

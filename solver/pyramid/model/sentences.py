@@ -1,0 +1,107 @@
+"""The sentences a user reads about a Pyramid deal, in one place: the verdict of a search, why a
+lost deal is lost, how far it can be taken, and where a line of play stopped being winnable (the
+step texts themselves are ``solver.pyramid.model.explain``'s). The commands print them, the ``--html``
+pages show them, and the JSON documents carry the facts behind them.
+
+Cheap to import: the engines (numpy, numba) are imported inside the functions that need them.
+"""
+
+from __future__ import annotations
+
+LIMIT_TEXT = {
+    "states": "--max-states limit reached",
+    "timeout": "--timeout reached",
+    "memory": "out of memory",
+    "depth": "lines too long to count",
+}
+"""What stopped an unknown search, for the text verdict (``SolveResult.reason``)."""
+
+
+def plural(n: int, word: str) -> str:
+    """``1 move``, ``2 moves``, ``1,000 moves``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def deal_title(ident: dict) -> str:
+    """``Seed 7``, ``Line 3`` or ``Deal``: the heading of a deal's text output."""
+    if "seed" in ident:
+        return f"Seed {ident['seed']}"
+    if "line" in ident:
+        return f"Line {ident['line']}"
+    return "Deal"
+
+
+def verdict_text(result) -> str:
+    """One line: winnable in how many moves, not winnable, or unknown and which limit hit."""
+    from solver.pyramid.model.outcome import Outcome
+
+    if result.outcome == Outcome.WON:
+        kind = "minimum" if result.optimal else "a winning line of"
+        return f"Winnable: {kind} {result.moves} moves."
+    if result.outcome == Outcome.LOST:
+        return "Not winnable."
+    bound = f" (at least {result.lower_bound} moves)" if result.lower_bound is not None else ""
+    return f"Unknown ({LIMIT_TEXT[result.reason]}){bound}."
+
+
+def reason_sentence(reason, states: int) -> str:
+    """``Why: ...``: the short proof that a deal is lost (a ``reasons.LossReason``), or how
+    many positions the search tried when there is none."""
+    if reason is not None:
+        return f"Why: {reason.text}"
+    return f"Why: no short reason: proven by trying all {states:,} positions."
+
+
+def partial_sentence(part, played: int) -> str:
+    """How far a lost (or undecided) deal can be taken: the best partial result (a
+    ``partial.PartialResult``) in one sentence, without a final stop; ``played``: moves given
+    with ``--after`` before its line."""
+    what = "pyramid cards" if part.counted == "pyramid" else "cards"
+    moves = len(part.line)
+    word = "move" if moves == 1 else "moves"
+    if played:  # the line goes on from the position the --after moves reached
+        word += f" after the {plural(played, 'move')} played"
+    if part.best == part.most:
+        return f"Winnable all the same: a line of {moves} {word} wins (not proven the shortest)"
+    if part.exact:
+        return (f"Best partial result: {part.best} of {part.most} {what} removed, in {moves} "
+                f"{word} (the fewest that remove {part.best})")
+    return (f"Best partial result: between {part.best} and {part.upper} of {part.most} {what} "
+            f"({LIMIT_TEXT[part.reason]}); {part.best} removed in {moves} {word}")
+
+
+def losing_lines(deal, rules, steps, losing) -> list[str]:
+    """The text of ``check``'s answer to "where did it go wrong" (a ``LosingMove``): after which
+    move the deal stopped being winnable, a move that keeps it winnable there and the shortest
+    win from there, numbered."""
+    from solver.pyramid.model.outcome import STATUS_LOST_AT, STATUS_STILL
+    from solver.pyramid.model.explain import describe_steps
+    from solver.pyramid.model.replay import replay
+
+    lines = losing_summary(losing)
+    if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
+        return lines
+    before = len(steps) if losing.status == STATUS_STILL else losing.move - 1
+    pos = replay(deal, rules, steps[:before]).position
+    return lines + describe_steps(deal, rules, losing.win_from_there, pos)
+
+
+def losing_summary(losing) -> list[str]:
+    """``losing_lines`` without the numbered win: the sentences alone (also the notes of
+    ``check --html``)."""
+    from solver.pyramid.model.outcome import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
+    from solver.pyramid.model.replay import format_step
+
+    if losing.status == STATUS_NEVER:
+        return ["It was never winnable."]
+    if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
+        return ["Where it stopped being winnable is unknown (a search limit or the memory ran "
+                "out)."]
+    count = len(losing.win_from_there)
+    word = "move wins" if count == 1 else "moves win"
+    kind = "the minimum" if losing.optimal else "not proven the fewest"
+    if losing.status == STATUS_STILL:
+        return [f"It can still be won: {count} more {word} from here ({kind})."]
+    return [f"It stopped being winnable after move {losing.move} ({format_step(losing.played)}).",
+            f"Move {losing.move} could have been {format_step(losing.instead)}, which keeps it "
+            f"winnable: {count} {word} from there, this one included ({kind}):"]
