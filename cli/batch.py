@@ -147,9 +147,9 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
 @click.option("--format", "fmt", default=None, metavar="csv|parquet",
               help="csv or parquet (default: by the file's name, else by its content).")
 @click.option("--plot", default=None, metavar="OUT.png",
-              help="Draw the histogram of minimum moves and the win rate, and for a file made with "
-                   "--analyse --optimal the random-play win rate against minimum moves (needs "
-                   "matplotlib).")
+              help="Draw the panels the file can fill: the histogram of minimum moves (made "
+                   "with --optimal), the win rate, and the random-play win rate against minimum "
+                   "moves (made with --analyse --optimal); needs matplotlib.")
 @json_option
 def stats(file, fmt, plot, as_json) -> None:
     """Summarise a results file of pyramid batch (CSV or Parquet): outcomes, win rate, moves,

@@ -36,21 +36,40 @@ def require_matplotlib():
     return plt
 
 
+PANEL_WIDTHS = {"moves": 3, "win_rate": 1, "random_by_moves": 3}
+"""Each panel's share of the figure's width, in the order they are drawn."""
+INCHES_PER_WIDTH = 2.5
+"""Figure inches per unit of ``PANEL_WIDTHS``."""
+
+
+def plot_panels(summary: dict) -> list[str]:
+    """The panels ``summary`` can fill, in order: the histogram of minimum moves (a file made
+    with ``--optimal`` that has won deals), the win rate (always), and the random-play rate
+    against minimum moves (a file made with ``--analyse --optimal``). A panel with nothing to
+    show is left out rather than drawn empty."""
+    panels = ["moves"] if summary["moves_histogram"] else []
+    panels.append("win_rate")
+    if (summary.get("analysis") or {}).get("random_win_rate_by_moves"):
+        panels.append("random_by_moves")
+    return panels
+
+
 def plot_summary(summary: dict, path: str, title: str = "") -> str | None:
-    """Draw ``summary`` (``Summary.to_dict()``) into the image file ``path``; returns a note
-    (``NO_MOVES_NOTE``) when an analysed summary has no minimum moves to draw its rates
-    against, else None."""
+    """Draw ``summary`` (``Summary.to_dict()``) into the image file ``path``, one panel per
+    entry of ``plot_panels``; returns a note (``NO_MOVES_NOTE``) when an analysed summary has
+    no minimum moves to draw its rates against, else None."""
     plt = require_matplotlib()
+    panels = plot_panels(summary)
+    widths = [PANEL_WIDTHS[p] for p in panels]
+    fig, axes = plt.subplots(1, len(panels), figsize=(INCHES_PER_WIDTH * sum(widths) + 0.5, 4.2),
+                             gridspec_kw={"width_ratios": widths}, squeeze=False)
+    ax = dict(zip(panels, axes[0]))
     by_moves = (summary.get("analysis") or {}).get("random_win_rate_by_moves")
-    if by_moves:
-        fig, (ax_moves, ax_rate, ax_play) = plt.subplots(1, 3, figsize=(15, 4.2),
-                                                         gridspec_kw={"width_ratios": [3, 1, 3]})
-        _plot_random_rate(ax_play, by_moves)
-    else:
-        fig, (ax_moves, ax_rate) = plt.subplots(1, 2, figsize=(10, 4.2),
-                                                gridspec_kw={"width_ratios": [3, 1]})
-    hist = {int(k): v for k, v in summary["moves_histogram"].items()}
-    if hist:
+    if "random_by_moves" in ax:
+        _plot_random_rate(ax["random_by_moves"], by_moves)
+    if "moves" in ax:
+        hist = {int(k): v for k, v in summary["moves_histogram"].items()}
+        ax_moves = ax["moves"]
         ax_moves.bar(list(hist), list(hist.values()), width=0.85, color="#4C72B0")
         m = summary["moves"]
         ax_moves.axvline(m["mean"], color="#C44E52", linestyle="--",
@@ -59,10 +78,7 @@ def plot_summary(summary: dict, path: str, title: str = "") -> str | None:
         ax_moves.set_xlabel("minimum moves")
         ax_moves.set_ylabel("won deals")
         ax_moves.set_title(f"Minimum moves of {m['n']} won deals")
-    else:
-        ax_moves.text(0.5, 0.5, "no minimum moves in this file\n(score with pyramid batch "
-                      "--optimal)", ha="center", va="center", transform=ax_moves.transAxes)
-        ax_moves.set_axis_off()
+    ax_rate = ax["win_rate"]
     wr = summary["win_rate"]
     o = summary["outcomes"]
     if wr["n"]:

@@ -288,3 +288,32 @@ def test_batch_json_and_stats_json_print_the_same_figures(tmp_path, name):
     for key in read:
         assert read[key] == made[key], key
     assert any(round(x["ms"], 3) != x["ms"] for x in read["slowest"])  # not rounded
+
+
+def png_width(path) -> int:
+    """The width in pixels of a PNG image (from its IHDR chunk)."""
+    return int.from_bytes(path.read_bytes()[16:20], "big")
+
+
+def test_the_plot_draws_only_the_panels_the_file_can_fill(tmp_path):
+    """A file made without --optimal has no minimum moves: its figure is the win rate alone,
+    not a half-empty figure with a placeholder for the histogram; with minimum moves the
+    histogram comes first."""
+    from solver.batch.plot import INCHES_PER_WIDTH, PANEL_WIDTHS, plot_panels
+    from solver.batch.run import summarise_file
+
+    deal = format_deal(deal_from_seed(0))
+    plain = tmp_path / "plain.csv"
+    plain.write_text("seed,deal,winnable,moves,states,ms,outcome\n"
+                     f"0,{deal},true,,10,0.1,won\n1,{deal},false,,5,0.1,lost\n")
+    optimal = tmp_path / "optimal.csv"
+    optimal.write_text("seed,deal,winnable,moves,states,ms,outcome\n"
+                       f"0,{deal},true,41,10,0.1,won\n1,{deal},false,,5,0.1,lost\n")
+    assert plot_panels(summarise_file(str(plain))) == ["win_rate"]
+    assert plot_panels(summarise_file(str(optimal))) == ["moves", "win_rate"]
+    for source, panels in ((plain, ["win_rate"]), (optimal, ["moves", "win_rate"])):
+        png = tmp_path / f"{source.stem}.png"
+        r = run("stats", source, "--plot", png)
+        assert r.exit_code == 0, r.stderr
+        inches = INCHES_PER_WIDTH * sum(PANEL_WIDTHS[p] for p in panels) + 0.5
+        assert png_width(png) == round(inches * 100)  # savefig's dpi
