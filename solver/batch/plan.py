@@ -73,6 +73,9 @@ class BatchPlan:
     chunk: int
     analyse: bool = False
     playouts: int = DEFAULT_PLAYOUTS
+    deals: int | None = None
+    """How many deals the input holds, when that is known before it is read (seeds; a regular
+    deal file, counted by the check of every line); ``None`` for a stream."""
 
     @property
     def parts_dir(self) -> str:
@@ -114,8 +117,7 @@ def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
     """
     if not isinstance(source, (SeedSource, LineSource)):
         raise ValueError("source must be a SeedSource or a LineSource")
-    if isinstance(source, LineSource):
-        source.check()
+    deals = source.check() if isinstance(source, LineSource) else source.total()
     check_output(out, force)
     fmt = output_format(out, fmt)
     if fmt == "parquet":
@@ -132,7 +134,7 @@ def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
     if chunk <= 0:
         raise ValueError(f"--chunk must be positive, not {chunk}")
     return BatchPlan(source, out, rules, fmt, optimal, max_states, timeout, chunk, bool(analyse),
-                     playouts)
+                     playouts, deals)
 
 
 def check_output(out: str, force: bool = False) -> None:

@@ -135,6 +135,11 @@ def _tasks(plan: BatchPlan, chunks: Iterable, done: dict[int, dict], digests: di
         yield plan.task(index, payload)
 
 
+def done_deals(done: dict[int, dict]) -> int:
+    """The deals of the chunks ``done`` holds the records of."""
+    return sum(rec["rows"] for rec in done.values())
+
+
 def say(line: str) -> None:
     """The default ``Notice``: one line on stderr."""
     print(line, file=sys.stderr, flush=True)
@@ -194,8 +199,8 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool | None,
             break
         for k in damaged:
             del done[k]
-        kept = kept_message(sum(rec["rows"] for rec in done.values()), plan.parts_dir)
-        if plan.source.total() is None:
+        kept = kept_message(done_deals(done), plan.parts_dir)
+        if plan.deals is None:
             raise BatchFailed(f"damaged parts were dropped, and {plan.source.name()} cannot be "
                               f"read again to score them now; {kept}")
     else:
@@ -210,13 +215,14 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool | None,
     d["run"] = {"out": plan.out, "format": plan.fmt, "rules": plan.rules.to_dict(),
                 "optimal": plan.optimal, "max_states": plan.max_states, "timeout": plan.timeout,
                 "analyse": plan.analyse, "playouts": plan.playouts if plan.analyse else None,
-                "executor": scoring.executor, "resumed_deals": deals - scored, "scored_deals": scored,
+                "executor": scoring.executor, "resumed_deals": deals - scored,
+                "scored_deals": scored,
                 "wall_seconds": wall, "deals_per_second": scored / wall if wall > 0 else 0.0}
     return d
 
 
-def score_missing(plan: BatchPlan, jobs: int, progress: bool | None, scheduler: str | None, lock: int,
-                  done: dict[int, dict], notice: Notice) -> Scored:
+def score_missing(plan: BatchPlan, jobs: int, progress: bool | None, scheduler: str | None,
+                  lock: int, done: dict[int, dict], notice: Notice) -> Scored:
     """Score every chunk of the input that ``done`` lacks, saving each as it finishes (its
     record goes into ``done``)."""
     total = None
@@ -226,9 +232,9 @@ def score_missing(plan: BatchPlan, jobs: int, progress: bool | None, scheduler: 
     planned: list[Planned] = []
     t0 = time.perf_counter()
     try:
-        total = plan.source.total()
+        total = plan.deals
         digests: dict[int, str] = {}
-        already = sum(rec["rows"] for rec in done.values())
+        already = done_deals(done)
         if total is not None:  # no more processes than chunks left to score
             jobs = max(1, min(jobs, -(-(total - already) // plan.chunk)))
         chunks = plan.source.chunks(plan.chunk)
@@ -253,14 +259,14 @@ def score_missing(plan: BatchPlan, jobs: int, progress: bool | None, scheduler: 
         _stop(results, bar)
         if not done:
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
-        raise BatchInterrupted(sum(rec["rows"] for rec in done.values()), total,
+        raise BatchInterrupted(done_deals(done), total,
                                plan.parts_dir) from None
     except Exception as e:
         _stop(results, bar)
         if not done:  # nothing to keep: do not leave a run behind that asks for --resume
             shutil.rmtree(plan.parts_dir, ignore_errors=True)
         if isinstance(e, DealError) and isinstance(plan.source, LineSource):
-            kept = sum(rec["rows"] for rec in done.values())
+            kept = done_deals(done)
             if kept:  # a stream, checked as it arrives: the chunks before the bad line stay
                 raise ValueError(f"{plan.source.name()} {e}; the {kept} deals scored before it "
                                  f"are kept in {plan.parts_dir}: correct the line and run again "
@@ -269,7 +275,7 @@ def score_missing(plan: BatchPlan, jobs: int, progress: bool | None, scheduler: 
         cause = fault_message(e, plan.parts_dir)
         if cause is None:
             raise
-        kept = sum(rec["rows"] for rec in done.values())
+        kept = done_deals(done)
         raise BatchFailed(f"{cause}; {kept_message(kept, plan.parts_dir, total)}") from None
     bar.close()
     extra = sorted(k for k in done if k >= len(planned))

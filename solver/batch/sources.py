@@ -61,14 +61,14 @@ class LineSource:
     def name(self) -> str:
         return DealFile(self.path).name
 
-    def check(self) -> None:
+    def check(self) -> int | None:
         """Refuse a path that cannot be a deal file. A regular file is read through and every line
-        checked now, before any deal is scored (the refusals of ``DealFile.deals``); stdin or a
-        pipe can be read only once, so its lines are checked as they arrive."""
+        checked now, before any deal is scored (the refusals of ``DealFile.deals``), and its deals
+        are counted (returned: what ``total`` would count again); stdin or a pipe can be read only
+        once, so its lines are checked as they arrive (``None``)."""
         source = DealFile(self.path)
         source.check()
-        if source.is_regular():
-            source.check_deals()
+        return source.check_deals() if source.is_regular() else None
 
     @staticmethod
     def chunk_ids(payload: tuple) -> np.ndarray:
