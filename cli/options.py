@@ -170,7 +170,7 @@ def position_after(deal, rules: Rules, after: str | None):
     if after is None:
         return None, None, []
     from solver.core.cards import split_tokens
-    from solver.pyramid.analysis.losing_move import packed_position
+    from solver.pyramid.model.state import packed_position
     from solver.pyramid.model.replay import parse_solution, replay
 
     with input_errors("bad --after: "):

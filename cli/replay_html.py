@@ -95,7 +95,7 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
         line, steps = (LINE_WON if result.optimal else LINE_ANY), list(result.solution)
     elif result.outcome == Outcome.LOST:
         from solver.pyramid.model.sentences import partial_sentence, reason_sentence
-        from solver.pyramid.analysis.losing_move import packed_position
+        from solver.pyramid.model.state import packed_position
         from solver.pyramid.analysis.partial import best_partial
         from solver.pyramid.analysis.reasons import find_reason
 

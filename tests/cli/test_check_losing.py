@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from solver.pyramid.analysis.losing_move import packed_position
+from solver.pyramid.model.state import packed_position
 from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.model.explain import describe_steps
 from solver.pyramid.optimal.api import solve_optimal

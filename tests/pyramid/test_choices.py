@@ -16,7 +16,8 @@ import pytest
 
 from reference.pyramid import reference_shortest_from, reference_winnable_from
 from solver.core.cards import NATURAL_CARDS, card_rank
-from solver.pyramid.analysis.losing_move import after, packed_position
+from solver.pyramid.analysis.losing_move import after
+from solver.pyramid.model.state import packed_position
 from solver.pyramid.analysis.choices import SearchLimitReached, StepChoices, line_choices
 from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver.pyramid.analysis.losing_move import packed_position
+from solver.pyramid.model.state import packed_position
 from solver.pyramid.model.explain import result_dict
 from solver.pyramid.model.replay import Position
 from solver.pyramid.model.rules import Rules

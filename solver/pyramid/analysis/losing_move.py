@@ -27,7 +27,7 @@ from solver.core.validate import check_int
 from solver.pyramid.optimal.api import OptimalWorkspace, solve_optimal
 from solver.pyramid.model.replay import Position, format_step, replay_from
 from solver.pyramid.model.rules import Rules
-from solver.pyramid.model.state import pack_position
+from solver.pyramid.model.state import packed_position
 from solver.pyramid.winnable.solve import solve_winnable
 from solver.pyramid.model.outcome import (STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL,
                                           STATUS_UNKNOWN, STATUS_WON, Outcome)
@@ -77,12 +77,6 @@ class LosingMove:
             "moves_to_win": len(self.win_from_there) if self.status in WITH_WIN else None,
             "optimal": self.optimal,
         }
-
-
-def packed_position(pos: Position) -> int:
-    """``pos`` (``solver.pyramid.model.replay``) as the packed position of ``solver.pyramid.model.state``."""
-    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
-                         pos.rules.recycles is not None)
 
 
 def after(pos: Position, step: tuple) -> Position:

@@ -43,7 +43,7 @@ from solver.pyramid.analysis.playout_kernels import PLAYER_COUNT, PLAYER_GREEDY,
     play_block, wins_many
 from solver.pyramid.model.replay import Position
 from solver.pyramid.model.rules import Rules, rule_args
-from solver.pyramid.model.state import START, pack_position
+from solver.pyramid.model.state import START, packed_position
 
 PLAYERS = ("random", "greedy")
 """The players, in the order of the kernels' player codes."""
@@ -85,8 +85,7 @@ def start_state(deal: np.ndarray, rules: Rules, start) -> int:
     if isinstance(start, Position):
         if start.rules != rules or not np.array_equal(start.deal, deal):
             raise ValueError("the start position belongs to another deal or other rules")
-        return pack_position(deal, start.present, start.stock, start.waste, start.recycles_used,
-                             rules.recycles is not None)
+        return packed_position(start)
     try:
         state = int(start)
     except (TypeError, ValueError):

@@ -27,7 +27,7 @@ from importlib import resources
 
 from solver.core.cards import KING, card_rank, format_card
 from solver.core.validate import write_protected
-from solver.pyramid.analysis.losing_move import packed_position
+from solver.pyramid.model.state import packed_position
 from solver.pyramid.model.explain import explain_steps, step_note
 from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.analysis.reasons import DEAD_CARD, PAIR_SUM, LossReason, reason_holds

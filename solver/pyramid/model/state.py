@@ -519,3 +519,10 @@ def pack_position(deal, present: int, stock_cards, waste_cards, recycles_used: i
             raise ValueError(f"recycles used {recycles_used} out of range")
         state |= recycles_used << int(REC_SHIFT)
     return state
+
+
+def packed_position(pos) -> int:
+    """A ``solver.pyramid.model.replay.Position`` (the plain checker's position, which knows
+    nothing of this packing) as the packed position the searches start from."""
+    return pack_position(pos.deal, pos.present, pos.stock, pos.waste, pos.recycles_used,
+                         pos.rules.recycles is not None)
