@@ -6,7 +6,7 @@
 After a warm-up run that loads or compiles every kernel (compilation excluded):
 
 1. How to run and time each deal (one process, seeds 0..timing-deals-1): the untimed batch kernel
-   (``decide_batch_flat``), the in-kernel clock (``decide_timed``: libc ``clock_gettime`` called from
+   (``decide_batch``), the in-kernel clock (``decide_timed``: libc ``clock_gettime`` called from
    nopython code; limited recycles), the whole-chunk kernels of ``solver.pyramid.winnable.chunk``
    (``decide_deal_chunk``, used under unlimited recycles, and ``decide_seed_chunk``, which deals
    the seeds too), and ``time.perf_counter_ns`` in Python around a per-deal ``decide_flat`` call.
@@ -38,12 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from benchmarks.profile_batch import breakdown, table_lines  # noqa: E402
-from solver.batch.work import decide_timed, workspace_for  # noqa: E402
+from solver.batch.work import workspace_for  # noqa: E402
 from solver.pyramid.winnable.chunk import decide_deal_chunk, decide_seed_chunk  # noqa: E402
 from solver.pyramid.model.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.model.rules import Rules  # noqa: E402
-from solver.pyramid.winnable.dfs import decide_batch_flat, decide_flat  # noqa: E402
-from solver.pyramid.winnable.solve import START, rule_args  # noqa: E402
+from solver.pyramid.winnable.chunk import decide_timed  # noqa: E402
+from solver.pyramid.winnable.dfs import decide_batch, decide_flat  # noqa: E402
+from solver.pyramid.winnable.solve import START  # noqa: E402
 
 TITLE = "## Batch scoring"
 TARGET_SECONDS = 10
@@ -60,13 +61,13 @@ def timing_methods(n: int) -> dict[str, float]:
     rules = Rules()
     ws = workspace_for(rules)
     deals = deals_from_seeds(np.arange(n))
-    args = rule_args(rules)
+    args = rules.args
     outcome = np.zeros(n, np.int8)
     states = np.zeros(n, np.int64)
     ns = np.zeros(n, np.int64)
     small = slice(0, 100)
-    decide_batch_flat(deals[small], *args, 0, *ws.args(), outcome[small], states[small])
-    decide_timed(deals[small], *args, 0, *ws.args(), outcome[small], states[small], ns[small])
+    decide_batch(deals[small], args, 0, ws.args(), outcome[small], states[small])
+    decide_timed(deals[small], args, 0, ws.args(), outcome[small], states[small], ns[small])
     decide_deal_chunk(deals[small], args, 0, ws.args(), outcome[small], states[small], ns[small])
     cards = np.empty((n, deals.shape[1]), dtype=np.int8)
     seeds = np.arange(n, dtype=np.int64)
@@ -81,10 +82,10 @@ def timing_methods(n: int) -> dict[str, float]:
         decide_seed_chunk(seeds, args, 0, ws.args(), cards, outcome, states, ns)
 
     def untimed():
-        decide_batch_flat(deals, *args, 0, *ws.args(), outcome, states)
+        decide_batch(deals, args, 0, ws.args(), outcome, states)
 
     def in_kernel():
-        decide_timed(deals, *args, 0, *ws.args(), outcome, states, ns)
+        decide_timed(deals, args, 0, ws.args(), outcome, states, ns)
 
     def python_loop():
         for k in range(n):
@@ -92,7 +93,7 @@ def timing_methods(n: int) -> dict[str, float]:
             decide_flat(deals[k], START, *args, 0, *ws.args(), path)
             ns[k] = time.perf_counter_ns() - a
 
-    methods = {"untimed batch kernel (decide_batch_flat)": untimed,
+    methods = {"untimed batch kernel (decide_batch)": untimed,
                "clock_gettime inside the kernel (decide_timed, limited recycles)": in_kernel,
                "whole-chunk kernel, no per-deal allocation (decide_deal_chunk, used)":
                    chunk_kernel,
@@ -194,7 +195,7 @@ def main() -> None:
 
     summary = json.loads(text)
     jobs = a.jobs or len(os.sched_getaffinity(0))
-    base = rates["untimed batch kernel (decide_batch_flat)"]
+    base = rates["untimed batch kernel (decide_batch)"]
     lines = [
         "Command: `python benchmarks/bench_batch.py "
         f"--deals {a.deals} --timing-deals {a.timing_deals} --optimal-deals {a.optimal_deals}`",

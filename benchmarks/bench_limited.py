@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from solver.pyramid.model.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.winnable.dfs import decide_flat  # noqa: E402
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args  # noqa: E402
+from solver.pyramid.model.rules import PRESETS, Rules  # noqa: E402
 from solver.pyramid.winnable.solve import START, Workspace  # noqa: E402
 from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
@@ -73,15 +73,15 @@ def measure_once(rules: Rules, seeds) -> dict:
     """CPU seconds, outcomes and positions of one kernel call per deal."""
     ws = Workspace.create(rules)
     path = np.zeros(len(ws.counts), dtype=np.int64)
-    rule = rule_args(rules)
+    rule = rules.args
     deals = deals_from_seeds(np.asarray(seeds))
     decide_flat(deals[0], START, *rule, 1, *ws.args(), path)  # warm-up: load the kernel
     states = np.empty(len(deals), dtype=np.int64)
     outcome = np.empty(len(deals), dtype=np.int8)
     t0 = time.process_time()
     for k in range(len(deals)):
-        o, _, e = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)
-        states[k], outcome[k] = e, o
+        found = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)
+        states[k], outcome[k] = found.states, found.outcome
     return {"seconds": time.process_time() - t0, "states": states, "outcome": outcome}
 
 

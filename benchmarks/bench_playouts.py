@@ -28,7 +28,7 @@ from benchmarks.common import machine, now_utc, timed, write_section  # noqa: E4
 from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds  # noqa: E402
 from solver.pyramid.analysis.playout_kernels import PLAYER_COUNT, wins_many  # noqa: E402
 from solver.pyramid.analysis.playouts import PLAYERS, playout_rates  # noqa: E402
-from solver.pyramid.model.rules import PRESETS, rule_args  # noqa: E402
+from solver.pyramid.model.rules import PRESETS  # noqa: E402
 from solver.pyramid.model.state import START  # noqa: E402
 
 TITLE = "## Pyramid playouts"
@@ -39,7 +39,7 @@ ANALYSE_DEALS = 10
 def player_run(deals: np.ndarray, rules, games: int, player: int) -> int:
     """Wins of ``player`` over ``games`` playouts of each deal (one kernel call)."""
     wins = np.zeros((len(deals), PLAYER_COUNT), dtype=np.int64)
-    wins_many(deals, np.uint64(START), rule_args(rules), np.uint64(0), games, player, player + 1,
+    wins_many(deals, np.uint64(START), rules.args, np.uint64(0), games, player, player + 1,
               wins)
     return int(wins[:, player].sum())
 

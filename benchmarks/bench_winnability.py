@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import machine, now_utc, write_section  # noqa: E402
 from solver.pyramid.model.deals import deals_from_seeds  # noqa: E402
 from solver.pyramid.winnable.dfs import decide_flat  # noqa: E402
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args  # noqa: E402
+from solver.pyramid.model.rules import PRESETS, Rules  # noqa: E402
 from solver.pyramid.winnable.solve import START, Workspace, winnable_many  # noqa: E402
 from solver.pyramid.model.outcome import Outcome  # noqa: E402
 
@@ -66,16 +66,16 @@ def per_deal(seeds, rules: Rules):
     """Per-deal seconds and states, one kernel call each."""
     ws = Workspace.create(rules)
     path = np.zeros(len(ws.counts), dtype=np.int64)
-    rule = rule_args(rules)
+    rule = rules.args
     deals = deals_from_seeds(seeds)
     secs = np.empty(len(seeds))
     states = np.empty(len(seeds), dtype=np.int64)
     outcome = np.empty(len(seeds), dtype=np.int8)
     for k in range(len(seeds)):
         t0 = time.perf_counter()
-        o, _, e = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)
+        found = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)
         secs[k] = time.perf_counter() - t0
-        states[k], outcome[k] = e, o
+        states[k], outcome[k] = found.states, found.outcome
     return secs, states, outcome
 
 

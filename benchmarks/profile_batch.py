@@ -36,7 +36,7 @@ from solver.pyramid.winnable.chunk import chunk_buffers, decide_deal_chunk  # no
 from solver.pyramid.model.deals import deals_from_seeds, format_deal  # noqa: E402
 from solver.pyramid.winnable.free_search import PROOF_AFTER  # noqa: E402
 from solver.pyramid.winnable.subgame import subgame_lost  # noqa: E402
-from solver.pyramid.model.rules import Rules, rule_args  # noqa: E402
+from solver.pyramid.model.rules import Rules  # noqa: E402
 from solver.pyramid.model.state import START, deal_tables_into  # noqa: E402
 
 PART_ROWS = 10_000
@@ -76,7 +76,7 @@ def breakdown(n: int, rounds: int = 5) -> tuple[list[tuple[str, float]], dict]:
     """``[(stage, us per deal)]`` for seeds 0..n-1 and a few counts (mean positions, proofs)."""
     rules = Rules()
     ws = workspace_for(rules)
-    args = rule_args(rules)
+    args = rules.args
     seeds = np.arange(n, dtype=np.int64)
     deals = deals_from_seeds(seeds)
     buf = chunk_buffers(len(ws.counts))

@@ -150,13 +150,13 @@ def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None
     the deal file) or ``{}`` (``--deal`` text).
     """
     check_deal_options(seed, deal_text, deal_file)
-    from solver.pyramid.model.deals import deal_from_seed, parse_deal
+    from solver.pyramid.model.deals import Deal
 
     if seed is not None:
-        return {"seed": seed}, deal_from_seed(seed)
+        return {"seed": seed}, Deal.from_seed(seed)
     if deal_text is not None:
         with input_errors("bad --deal: "):
-            return {}, parse_deal(deal_text)
+            return {}, Deal.parse(deal_text)
     from solver.pyramid.model.sources import DealFile
 
     with input_errors():

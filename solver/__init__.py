@@ -15,7 +15,8 @@ module on first use, so ``import solver`` loads neither numpy nor numba::
     >>> solver.score(range(20), "msc").won           # many deals, in this process
     13
 
-Pyramid: ``Rules``/``find_rules`` (the rules; presets ``standard``, ``msc``), ``deal_from_seed``,
+Pyramid: ``Rules``/``find_rules`` (the rules; presets ``standard``, ``msc``), ``Deal`` (a deal
+checked once, with its search tables built on demand), ``deal_from_seed``,
 ``deals_from_seeds``, ``parse_deal``, ``format_deal``, ``draw_deal`` (deals), ``solve`` (either
 search), ``solve_winnable`` (any winning line), ``solve_optimal`` (minimum moves), ``Outcome``,
 ``SolveResult``, ``parse_solution``/``format_solution``/``replay``/``Position`` (check a line of
@@ -46,6 +47,7 @@ from pathlib import Path
 PUBLIC = {
     "Rules": "solver.pyramid.model.rules",
     "find_rules": "solver.pyramid.model.rules",
+    "Deal": "solver.pyramid.model.deals",
     "deal_from_seed": "solver.pyramid.model.deals",
     "deals_from_seeds": "solver.pyramid.model.deals",
     "parse_deal": "solver.pyramid.model.deals",

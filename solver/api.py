@@ -30,23 +30,16 @@ def as_rules(rules: Rules | str | None) -> Rules:
 
 
 def as_deal(deal):
-    """``deal`` as 52 card ids (an int64 array): a deal number (``int``) is dealt with
-    ``deal_from_seed``, a string is parsed with ``parse_deal``, anything else is checked with
-    ``check_deal``. Raises ``ValueError`` for a bad deal.
+    """``deal`` as a checked ``Deal`` (``Deal.of``): a ``Deal`` as it is, a deal number
+    (``int``) dealt with ``deal_from_seed``, a string parsed with ``parse_deal``, anything else
+    checked as 52 card ids. Raises ``ValueError`` for a bad deal.
 
-    >>> from solver.pyramid.model.deals import format_deal
-    >>> format_deal(as_deal(1)).split()[:3]
+    >>> as_deal(1).text().split()[:3]
     ['7d', '9c', '4d']
     """
-    from solver.pyramid.model.deals import check_deal, deal_from_seed, parse_deal
+    from solver.pyramid.model.deals import Deal
 
-    if isinstance(deal, bool):
-        raise ValueError("a deal is a deal number, deal text or 52 card ids, not a bool")
-    if isinstance(deal, int):
-        return deal_from_seed(deal)
-    if isinstance(deal, str):
-        return parse_deal(deal)
-    return check_deal(deal)
+    return Deal.of(deal)
 
 
 def solve(deal, rules: Rules | str | None = None, *, minimal: bool = True,

@@ -9,8 +9,8 @@ ran it.
 Unlimited recycles (the default rules). A chunk's deals (dealt from their seeds in one
 ``deals_from_seeds`` call) are tabled and searched in one numba call
 (``solver.pyramid.winnable.chunk.decide_deal_chunk``: no array allocated and no Python run per
-deal, a lost-position table that stays in cache). Limited recycles keep ``decide_timed`` below,
-one numba call per chunk around ``dfs.decide_flat``.
+deal, a lost-position table that stays in cache). Limited recycles take ``chunk.decide_timed``,
+one numba call per chunk around ``dfs.decide``.
 
 Timing. Each kernel reads the monotonic clock around every deal itself: ``clock_ns`` calls libc's ``clock_gettime(CLOCK_MONOTONIC)`` from
 nopython code (an LLVM declaration of the C function, so unlike a ctypes pointer it keeps
@@ -36,38 +36,21 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chunk
 from solver.batch.summary import NO_MOVES, REASON_NAMES
-from solver.pyramid.winnable.chunk import IN_KERNEL_CLOCK, clock_ns, decide_deal_chunk
+from solver.pyramid.winnable.chunk import IN_KERNEL_CLOCK, decide_deal_chunk, decide_timed
 from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds
 from solver.pyramid.model.rules import Rules
-from solver.pyramid.winnable.dfs import decide_flat
-from solver.pyramid.winnable.solve import Workspace, rule_args
+from solver.pyramid.winnable.solve import Workspace, winnable_many
 from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, Outcome
 from solver.pyramid.model.sources import parse_lines
-from solver.pyramid.model.state import START
 
 WARM_UP_SEED = 0
 """The deal of the throw-away searches: under the standard rules its minimum-move search runs
 winnability, A* and the path trace in a few milliseconds, so every kernel is loaded."""
 WARM_UP_STATES = 1000
 """State cap of the winnability warm-up search."""
-
-
-@njit(cache=True)
-def decide_timed(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table, table,
-                  touched, moves, counts, out_outcome, out_states, out_ns):
-    """``solver.pyramid.winnable.dfs.decide_batch_flat`` that also measures each deal's wall time in nanoseconds."""
-    path = np.empty(len(counts), dtype=np.int64)
-    for k in range(deals.shape[0]):
-        t0 = clock_ns()
-        o, _, e = decide_flat(deals[k], START, recycles, overlap, stock_top_on, goal_all, max_states,
-                          max_table, table, touched, moves, counts, path)
-        out_ns[k] = clock_ns() - t0
-        out_outcome[k] = o
-        out_states[k] = e
 
 
 @dataclass(frozen=True)
@@ -190,7 +173,7 @@ def _chunk_winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Wor
     outcome = np.empty(n, dtype=np.int8)
     states = np.empty(n, dtype=np.int64)
     ns = np.empty(n, dtype=np.int64)
-    decide_deal_chunk(deals, rule_args(rules), max_states, ws.args(), outcome, states, ns)
+    decide_deal_chunk(deals, rules.args, max_states, ws.args(), outcome, states, ns)
     return outcome, states, ns
 
 
@@ -200,15 +183,13 @@ def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace
     states = np.zeros(n, dtype=np.int64)
     ns = np.zeros(n, dtype=np.int64)
     if IN_KERNEL_CLOCK:
-        decide_timed(deals, *rule_args(rules), max_states, *ws.args(), outcome, states, ns)
+        decide_timed(deals, rules.args, max_states, ws.args(), outcome, states, ns)
     else:  # pragma: no cover - other platforms time in Python around a per-deal call
-        path = np.empty(len(ws.counts), dtype=np.int64)
-        args = rule_args(rules)
         for k in range(n):
             t0 = time.perf_counter_ns()
-            outcome[k], _, states[k] = decide_flat(deals[k], START, *args, max_states, *ws.args(),
-                                               path)
+            one_outcome, one_states = winnable_many(deals[k:k + 1], rules, max_states, ws)
             ns[k] = time.perf_counter_ns() - t0
+            outcome[k], states[k] = one_outcome[0], one_states[0]
     return outcome, states, ns
 
 

@@ -79,6 +79,56 @@ def test_the_import_direction_of_the_layout_holds():
     assert violations() == []
 
 
+ENTRY_POINTS = {
+    "solver.pyramid.analysis": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
+                                "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
+    "solver.batch": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",
+                                                 "solver.pyramid.winnable.chunk"),
+                     "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
+    "cli": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
+            "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
+}
+"""Package -> {a search package: its public entry modules}: the only modules of the search
+package the first may import (the analysis, the batch and the commands use the searches through
+their entry points, never their kernels and tables; the batch also takes the chunk kernel)."""
+
+
+def entry_violations() -> list[str]:
+    """``path:line: module imports other`` for every import past a package's entry points."""
+    out = []
+    for top in ("solver", "cli"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            me = module_name(path)
+            for package, entries in ENTRY_POINTS.items():
+                if not within(me, package):
+                    continue
+                for line, target in imported_modules(path):
+                    for searched, allowed in entries.items():
+                        if within(target, searched) and target != searched and not any(
+                                within(target, a) for a in allowed):
+                            out.append(f"{path.relative_to(ROOT)}:{line}: {me} imports {target}")
+    return sorted(set(out))
+
+
+def test_the_searches_are_used_through_their_entry_points():
+    assert entry_violations() == []
+
+
+@pytest.mark.parametrize("source, bad", [
+    ("from solver.pyramid.optimal.api import solve_optimal\n", False),
+    ("from solver.pyramid.optimal.bound import start_bound\n", True),
+    ("def f():\n    from solver.pyramid.winnable.lost_table import table_put\n", True),
+    ("from solver.pyramid.winnable import dfs\n", True),
+    ("from solver.pyramid.winnable.solve import solve_winnable\n", False),
+], ids=["entry", "bound", "lazy-table", "package-module", "winnable-entry"])
+def test_the_entry_point_checker_sees_a_private_table(tmp_path, monkeypatch, source, bad):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    path = tmp_path / "solver/pyramid/analysis/x.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(source)
+    assert bool(entry_violations()) == bad
+
+
 PRIVATE_CHECKED = ("solver", "cli", "benchmarks")
 """The folders whose modules may not import another package's private (``_name``) names; tests
 may use the private names of the module they test."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.pyramid.winnable.dfs import decide_batch
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import pack_position
 from solver.pyramid.winnable.solve import Workspace
 
@@ -31,5 +31,5 @@ def per_deal_outcomes(deals: np.ndarray, rules: Rules, max_states: int = 0):
     ws = Workspace.create(rules)
     outcome = np.zeros(len(deals), dtype=np.int8)
     states = np.zeros(len(deals), dtype=np.int64)
-    decide_batch(deals, rule_args(rules), max_states, ws.args(), outcome, states)
+    decide_batch(deals, rules.args, max_states, ws.args(), outcome, states)
     return outcome, states

@@ -9,7 +9,7 @@ import pytest
 from solver.pyramid.winnable.chunk import (chunk_buffers, decide_deal_chunk,
                                           decide_seed_chunk, decide_unlimited)
 from solver.pyramid.model.deals import deals_from_seeds
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.winnable.solve import Workspace
 from tests.pyramid.cases import per_deal_outcomes
 
@@ -24,7 +24,7 @@ def seed_chunk(seeds, rules, max_states=0):
     outcome = np.empty(n, dtype=np.int8)
     states = np.empty(n, dtype=np.int64)
     ns = np.empty(n, dtype=np.int64)
-    decide_seed_chunk(np.asarray(seeds, dtype=np.int64), rule_args(rules), max_states, ws.args(),
+    decide_seed_chunk(np.asarray(seeds, dtype=np.int64), rules.args, max_states, ws.args(),
                       deals, outcome, states, ns)
     return deals, outcome, states, ns
 
@@ -35,7 +35,7 @@ def deal_chunk(deals, rules, max_states=0):
     outcome = np.empty(n, dtype=np.int8)
     states = np.empty(n, dtype=np.int64)
     ns = np.empty(n, dtype=np.int64)
-    decide_deal_chunk(deals, rule_args(rules), max_states, ws.args(), outcome, states, ns)
+    decide_deal_chunk(deals, rules.args, max_states, ws.args(), outcome, states, ns)
     return outcome, states, ns
 
 
@@ -84,7 +84,7 @@ def test_a_full_small_table_falls_back_to_dfs_decide():
     want_outcome, want_states = per_deal_outcomes(deals, rules)
     assert (want_states > 100).any()
     for k in range(len(deals)):
-        o, e = decide_unlimited(deals[k], rule_args(rules), 0, ws.args(), tiny)
+        o, e = decide_unlimited(deals[k], rules.args, 0, ws.args(), tiny)
         assert (o, e) == (want_outcome[k], want_states[k])
     assert not tiny.table.any() and not ws.table.any()  # both tables left clean
 

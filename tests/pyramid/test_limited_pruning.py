@@ -24,10 +24,10 @@ from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.winnable.limited import RESTART_AFTER
 from solver.pyramid.winnable.prune import LOST_STATE, bury_last_pass, unmatched
 from solver.pyramid.model.replay import Position, replay
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.model.state import (AFTER_DRAW, MAX_RECYCLES_USED, MOVE_RECYCLE, NO_SLOT,
                                         PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, START,
-                                        apply_concrete, deal_tables, encode_move, pack_position)
+                                        apply_concrete, encode_move, pack_position)
 from solver.pyramid.winnable.solve import WinnabilityTurns, Workspace, solve_winnable
 from solver.pyramid.model.outcome import Outcome
 from tests.pyramid.test_winnable import compare_whole_deals
@@ -72,8 +72,8 @@ def unpacked(pos: Position, state: int) -> Position:
 
 
 def bury(pos: Position) -> int:
-    return int(bury_last_pass(np.uint64(packed(pos)), deal_tables(pos.deal),
-                              rule_args(pos.rules)))
+    return int(bury_last_pass(np.uint64(packed(pos)), pos.deal.tables,
+                              pos.rules.args))
 
 
 @functools.lru_cache(maxsize=None)
@@ -101,7 +101,7 @@ def burial_checks(rules: Rules) -> dict:
         assert rules.goal == "pyramid"
         assert reduced & ~int(PTR_MASK) == reduced & state & ~int(PTR_MASK)  # only clears cards
         assert reference_winnable_from(unpacked(pos, reduced), REFERENCE_CAP) == truth, seed
-        tabs = deal_tables(pos.deal)
+        tabs = pos.deal.tables
         if unmatched(np.uint64(reduced), tabs):
             counts["unmatched"] += 1
             assert not truth, (seed, rules)

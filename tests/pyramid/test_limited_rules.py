@@ -19,8 +19,7 @@ import pytest
 
 from reference.pyramid import reference_winnable_from
 from solver.pyramid.winnable.prune import forced_pair, waste_deadlock
-from solver.pyramid.model.rules import rule_args
-from solver.pyramid.model.state import MAX_MOVES, deal_tables, gen_concrete
+from solver.pyramid.model.state import MAX_MOVES, gen_concrete
 from solver.pyramid.winnable.solve import Workspace, concrete_step, solve_winnable
 from tests.pyramid.test_limited_pruning import (LIMITED_RULES, REFERENCE_CAP, RULE_IDS,
                                                 last_pass_endgame, packed, rule_fired)
@@ -32,8 +31,8 @@ POSITIONS_PER_RULES = 40
 def forced_move(pos) -> tuple[int | None, int]:
     """The move ``forced_pair`` keeps in ``pos`` (None when it keeps them all) and how many moves
     the concrete generator offered."""
-    tabs = deal_tables(pos.deal)
-    rule = rule_args(pos.rules)
+    tabs = pos.deal.tables
+    rule = pos.rules.args
     moves = np.empty(MAX_MOVES, dtype=np.int64)
     n = gen_concrete(np.uint64(packed(pos)), tabs, rule, moves)
     kept = forced_pair(np.uint64(packed(pos)), tabs, rule, moves, n)
@@ -87,12 +86,12 @@ def deadlock_checks(rules) -> dict:
     """Every seeded last-pass endgame of ``rules`` where the waste deadlock fires: the reference
     must find it lost (once per test run)."""
     counts = {"fired": 0, "tried": 0}
-    tabs_rule = rule_args(rules)
+    tabs_rule = rules.args
     first = 9000 + 1000 * LIMITED_RULES.index(rules)
     for seed in range(first, first + DEADLOCK_POSITIONS):
         pos = last_pass_endgame(rules, seed)
         counts["tried"] += 1
-        if not waste_deadlock(np.uint64(packed(pos)), deal_tables(pos.deal), tabs_rule):
+        if not waste_deadlock(np.uint64(packed(pos)), pos.deal.tables, tabs_rule):
             continue
         truth = reference_winnable_from(pos, REFERENCE_CAP)
         assert truth is not None and not truth, (seed, rules)

@@ -25,7 +25,7 @@ from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.optimal.bound import FAR_BOUND, start_bound
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.winnable.solve import solve_winnable
 from solver.pyramid.model.outcome import Outcome
 from tests.pyramid.cases import ALL_RULES, packed
@@ -36,7 +36,7 @@ class Bound:
     def __init__(self, deal, rules: Rules) -> None:
         self.deal = deal
         self.rules = rules
-        self.rule = rule_args(rules)
+        self.rule = rules.args
         self.tables = class_tables(deal, self.rule.overlap)
 
     def __call__(self, pos: Position) -> int:

@@ -26,7 +26,7 @@ from solver.pyramid.optimal import api, passes
 from solver.pyramid.optimal.bound import start_bound, two_passes_floor
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import AFTER_DRAW, kernel_tables, pack_position
 from solver.pyramid.winnable.solve import solve_winnable
 from solver.pyramid.model.outcome import Outcome
@@ -53,7 +53,7 @@ def ask(kernel, deal, state, ws, budget=passes.BUDGET):
     if getattr(ws, "deal", None) is None or not np.array_equal(ws.deal, deal):
         ws.memo.fill(0)
         ws.deal = np.array(deal)
-    return int(kernel(np.uint64(state), kernel_tables(deal), rule_args(STANDARD), ws.memo,
+    return int(kernel(np.uint64(state), kernel_tables(deal), STANDARD.args, ws.memo,
                       ws.p_stack, ws.p_moves, ws.p_kids, ws.p_nexts, ws.p_counts, ws.p_tally,
                       budget))
 
@@ -189,7 +189,7 @@ def test_the_two_pass_term_is_at_most_the_minimum_length(monkeypatch):
         assert floor <= len(result.solution), label
         slack.append(len(result.solution) - floor)
         checked += 1
-        above += floor > int(start_bound(deal, ctab, np.uint64(state), rule_args(STANDARD)))
+        above += floor > int(start_bound(deal, ctab, np.uint64(state), STANDARD.args))
     assert checked >= 20 and above >= 10, (checked, above)
     assert min(slack) <= 2, slack
 

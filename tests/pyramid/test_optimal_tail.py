@@ -28,7 +28,7 @@ from solver.pyramid.optimal.index import TAG_SHIFT, find_tagged, rehash_tagged, 
 from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
                                           gen_optimal)
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import MAX_MOVES, MOVE_RECYCLE, deal_tables, move_kind
 from solver.pyramid.model.outcome import Outcome
 
@@ -67,7 +67,7 @@ def check_line(state, tabs, rule) -> int:
 @pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.describe().replace(" ", "-"))
 def test_forced_lines_follow_the_only_move(rules):
     rng = random.Random(zlib.crc32(rules.describe().encode()))
-    rule = rule_args(rules)
+    rule = rules.args
     followed = lines = 0
     moves = np.zeros(MAX_MOVES, dtype=np.int64)
     for seed in range(8):

@@ -18,14 +18,14 @@ from reference.pyramid import endgame_position, partner_endgame, reference_winna
 from solver.core.cards import card_rank
 from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.model.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.winnable.lost_table import table_find, table_insert
+from solver.core.hashing import table_find, table_insert
 from solver.pyramid.winnable.pass_subgame import (ALL_CLASSES, KNOWN_LOST, KNOWN_MAX_SLOTS,
                                                   KNOWN_TAGS, KNOWN_WON, PassBuffers, class_cards,
                                                   class_masks, grown_known, moved_classes,
                                                   pass_buffers, pass_subgame_clears,
                                                   pass_subgame_lost, pass_subgame_triple_lost,
                                                   with_pointer)
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import (PTR_MASK, PTR_SHIFT, REC_MASK, REC_SHIFT, STOCK_MASK,
                                   apply_concrete, deal_tables, gen_concrete, pack_position)
 from tests.pyramid.test_limited_pruning import LIMITED_RULES, RULE_IDS
@@ -112,7 +112,7 @@ def packed(pos) -> int:
 def agrees_with_brute_force(rules, groups, deals: int, first_seed: int) -> int:
     """The kernel's verdict on every class group of ``groups`` (tuples of low values) equals the
     brute force's, on positions of ``deals`` deals; returns how many subgames were lost."""
-    rule = rule_args(rules)
+    rule = rules.args
     lost = 0
     for deal, pos in positions(rules, deals, first_seed):
         tabs = deal_tables(deal)
@@ -143,7 +143,7 @@ def test_kernel_plays_the_three_class_subgame_of_the_brute_force(rules):
 def line_of_play(deal, rules: Rules, seed: int, length: int):
     """Packed positions along a seeded random line of real play from an endgame of ``deal``."""
     tabs = deal_tables(deal)
-    rule = rule_args(rules)
+    rule = rules.args
     rng = random.Random(seed)
     state = np.uint64(packed(endgame_position(deal, rules, seed, 9 + seed % 4, stock_left=14,
                                               drawn=0)))
@@ -163,7 +163,7 @@ def test_answers_carried_between_searches_stay_true(rules):
     answers equal the brute force's; with small budgets mixed in (a search that gives up leaves
     its start as "no proof") a loss is still only ever claimed where the brute force finds one."""
     index = LIMITED_RULES.index(rules)
-    rule = rule_args(rules)
+    rule = rules.args
     claimed = 0
     for deal_seed in (3000 + 10 * index, 3001 + 10 * index):
         deal = deal_from_seed(deal_seed)
@@ -200,7 +200,7 @@ def proof_checks(rules: Rules) -> dict:
     for deal, pos in positions(rules, POSITIONS_PER_RULES, first, partners_only=True):
         tabs = deal_tables(deal)
         state = np.uint64(packed(pos))
-        rule = rule_args(rules)
+        rule = rules.args
         if pass_subgame_lost(state, ALL_CLASSES, tabs, rule, pass_buffers(rules.recycles)):
             pass
         elif pass_subgame_triple_lost(state, ALL_CLASSES, tabs, rule,
@@ -237,7 +237,7 @@ def test_moved_classes_names_every_changed_subgame():
     after the move."""
     checked = 0
     for rules in LIMITED_RULES:
-        rule = rule_args(rules)
+        rule = rules.args
         for seed in range(3):
             deal = deal_from_seed(seed)
             tabs = deal_tables(deal)
@@ -322,7 +322,7 @@ def test_a_full_set_of_known_answers_changes_no_verdict(rules):
     """With no room left in the set of known answers a search stores nothing, not even the
     positions it has left (which is how it avoids them twice): its verdicts stay the brute
     force's."""
-    rule = rule_args(rules)
+    rule = rules.args
     for deal, pos in positions(rules, 6, 900 + 100 * LIMITED_RULES.index(rules)):
         tabs = deal_tables(deal)
         pb = pass_buffers(rules.recycles)

@@ -13,7 +13,7 @@ import pytest
 from solver.pyramid.winnable.chunk import decide_seed_chunk
 from solver.pyramid.model.deals import deals_from_seeds
 from solver.pyramid.winnable.dfs import decide_batch
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.winnable.solve import Workspace
 
 PINNED = Path(__file__).resolve().parents[1] / "golden" / "winnable_standard_seeds.txt"
@@ -30,7 +30,7 @@ def pinned_won() -> np.ndarray:
 def chunk_outcomes(n: int) -> np.ndarray:
     ws = Workspace.create(Rules())
     out = np.empty(n, dtype=np.int8)
-    decide_seed_chunk(np.arange(n, dtype=np.int64), rule_args(Rules()), 0, ws.args(),
+    decide_seed_chunk(np.arange(n, dtype=np.int64), Rules().args, 0, ws.args(),
                       np.empty((n, 52), dtype=np.int8), out, np.empty(n, dtype=np.int64),
                       np.empty(n, dtype=np.int64))
     return out
@@ -39,7 +39,7 @@ def chunk_outcomes(n: int) -> np.ndarray:
 def batch_outcomes(n: int) -> np.ndarray:
     ws = Workspace.create(Rules())
     out = np.empty(n, dtype=np.int8)
-    decide_batch(deals_from_seeds(np.arange(n)), rule_args(Rules()), 0, ws.args(), out,
+    decide_batch(deals_from_seeds(np.arange(n)), Rules().args, 0, ws.args(), out,
                  np.empty(n, dtype=np.int64))
     return out
 

@@ -25,7 +25,7 @@ from solver.pyramid.analysis.playouts import (DEFAULT_PLAYOUTS, PLAYERS, Playout
                                               playout_rates, playout_wins_many, start_state)
 from solver.pyramid.model.replay import (STEP_DRAW, STEP_KING, STEP_PAIR, STEP_RECYCLE, Position,
                                    format_step, parse_solution)
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.model.state import (AFTER_DRAW, MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE,
                                   REC_MASK, apply_concrete, deal_tables, decode_move,
                                   pack_position, uncovered_mask)
@@ -86,9 +86,9 @@ def test_legal_moves_equal_legal_steps(rules):
     tests/reference/players.py enumerates it from the text), in their order; each move leads
     where the step does (about 5,000 positions over the 32 rule combinations)."""
     seen = 0
-    rule = rule_args(rules)
+    rule = rules.args
     for pos in walk_positions(rules, deals=4, steps=60, seed=ALL_RULES.index(rules)):
-        tabs = deal_tables(pos.deal)
+        tabs = pos.deal.tables
         moves = kernel_moves(pos, tabs, rule)
         assert [move_step(pos.deal, m) for m in moves] == pos.legal_steps() == legal_moves(pos)
         state = np.uint64(pack(pos))
@@ -125,7 +125,7 @@ def test_won_position_has_no_moves():
     deal = deal_from_seed(3)
     pos = Position(deal, Rules())
     pos.present = 0
-    assert kernel_moves(pos, deal_tables(deal), rule_args(Rules())) == []
+    assert kernel_moves(pos, deal_tables(deal), Rules().args) == []
 
 
 # --------------------------------------------------------------------------- plain players
@@ -142,7 +142,7 @@ def reference_playout(deal, rules: Rules, player: str, seed: int, i: int,
 def kernel_playouts(deal, rules: Rules, seed: int, count: int, start=None) -> np.ndarray:
     out = np.zeros((count, 2), dtype=np.int8)
     play_block(np.asarray(deal, dtype=np.int64), np.uint64(start_state(deal, rules, start)),
-               rule_args(rules), np.uint64(seed), 0, count, out)
+               rules.args, np.uint64(seed), 0, count, out)
     return out
 
 
@@ -224,7 +224,7 @@ def test_docs_worked_example_is_the_kernels_list():
     pos = Position(deal, Rules())
     for step in parse_solution(EXAMPLE_LINE):
         pos.apply(step)
-    moves = [move_step(deal, m) for m in kernel_moves(pos, deal_tables(deal), rule_args(Rules()))]
+    moves = [move_step(deal, m) for m in kernel_moves(pos, deal_tables(deal), Rules().args)]
     want = [(format_step(m), str(greedy_score(pos, m)) if m[0] in (STEP_KING, STEP_PAIR) else "")
             for m in moves]
     assert docs_example_table() == want
@@ -355,8 +355,7 @@ def first_choices(pick, samples: int) -> tuple[list[int], int]:
     rules = Rules(recycles=None, overlap=True, stock_top=True, goal="all")
     pos = next(p for p in walk_positions(rules, deals=10, steps=60, seed=3)
                if len(p.legal_steps()) >= 5)
-    deal = pos.deal
-    moves = np.array(kernel_moves(pos, deal_tables(deal), rule_args(rules)) + [0] * 8,
+    moves = np.array(kernel_moves(pos, pos.deal.tables, rules.args) + [0] * 8,
                      dtype=np.int64)
     n = len(pos.legal_steps())
     counts = [0] * n

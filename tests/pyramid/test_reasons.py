@@ -16,7 +16,7 @@ from solver.pyramid.winnable.free_search import dead
 from solver.pyramid.model.outcome import Outcome
 from solver.pyramid.analysis.reasons import (REASON_KINDS, LossReason, find_reason, reason_holds)
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.model.state import deal_tables
 from solver.pyramid.winnable.solve import Workspace, solve_winnable
 from tests.reference.reasons import never_removed, verify
@@ -130,7 +130,7 @@ def test_reasons_fire_on_lost_deals_of_both_presets():
 def test_agrees_with_the_searchs_dead_card_test(rules):
     """Whenever the winnability search's own pruning (dfs.dead) sees a dead card, find_reason
     gives a dead_card (its test is the same, a little sharper without overlap pairs)."""
-    tabs_rule = rule_args(rules)
+    tabs_rule = rules.args
     rng = random.Random(2)
     seen = 0
     for seed in range(80):

@@ -15,7 +15,7 @@ from reference.pyramid_fast import fast_winnable, fast_winnable_from
 from solver.core.cards import card_rank
 from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.model.layout import ABOVE, COVER_MASK, PYRAMID_CARDS
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import START, deal_tables, pack_position
 from solver.pyramid.winnable.subgame import closed, subgame_buffers, subgame_clears, subgame_lost
 
@@ -79,7 +79,7 @@ def positions(rules: Rules, n: int, first_seed: int):
 @pytest.mark.parametrize("rules", UNLIMITED_RULES, ids=RULE_IDS)
 def test_kernel_plays_the_subgame_of_the_brute_force(rules):
     sb = subgame_buffers()
-    args = rule_args(rules)
+    args = rules.args
     verdicts = []
     for deal, state in positions(rules, 40, 500):
         tabs = deal_tables(deal)
@@ -97,7 +97,7 @@ def test_every_proof_of_loss_is_a_loss_for_the_reference(rules):
     """Where ``subgame_lost`` fires (deal starts and endgames), the plain reference never finds
     the position won, and confirms the loss often enough for this to fail on an unsound proof."""
     sb = subgame_buffers()
-    args = rule_args(rules)
+    args = rules.args
     confirmed = 0
     for i, (deal, state) in enumerate(positions(rules, 120, 900)):
         if not subgame_lost(np.uint64(state), deal_tables(deal), args, sb):
@@ -118,6 +118,6 @@ def test_a_position_not_closed_gets_no_proof():
     deal = deal_from_seed(3)
     state = int(START) & ~(1 << 1)  # row 1, left card gone, the apex still there
     assert not closed(np.uint64(state))
-    assert not subgame_lost(np.uint64(state), deal_tables(deal), rule_args(Rules()),
+    assert not subgame_lost(np.uint64(state), deal_tables(deal), Rules().args,
                           subgame_buffers())
     assert closed(START)

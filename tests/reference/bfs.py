@@ -15,8 +15,8 @@ from numba import njit
 
 from solver.pyramid.model.deals import check_deal
 from solver.pyramid.model.layout import COVERED_BY, PYRAMID_CARDS
-from solver.pyramid.winnable.lost_table import table_put
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.core.hashing import table_put
+from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.model.state import (
     AFTER_DRAW,
     MAX_MOVES,
@@ -146,7 +146,7 @@ def bfs_shortest(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     deal = check_deal(deal)
     if max_states < 2:
         raise ValueError(f"max_states must be at least 2, not {max_states}")
-    rec, overlap, stock_top_on, goal_all = rule_args(rules)
+    rec, overlap, stock_top_on, goal_all = rules.args
     size = 1 << (2 * max_states).bit_length()
     table = np.zeros(size, dtype=np.uint64)
     frontier = np.empty(max_states, dtype=np.uint64)

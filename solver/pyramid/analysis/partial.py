@@ -37,19 +37,16 @@ import numpy as np
 
 from solver.core import memory
 from solver.core.validate import check_int
-from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.deals import Deal
 from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.optimal.api import load_kernels as load_optimal_kernels
-from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid.optimal.api import lower_bound, solve_optimal
 from solver.pyramid.analysis import partial_kernels as pk
 from solver.pyramid.model.replay import format_step
-from solver.pyramid.model.rules import Rules, rule_args
-from solver.pyramid.optimal.bound import start_bound
-from solver.pyramid.optimal.index import rehash
-from solver.pyramid.optimal.tables import class_tables
+from solver.pyramid.model.rules import Rules
+from solver.core.hashing import rehash
 from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT,
-                                        PYR_MASK, REC_MASK, REC_SHIFT, START, STOCK_MASK,
-                                        kernel_tables)
+                                        PYR_MASK, REC_MASK, REC_SHIFT, START, STOCK_MASK)
 from solver.pyramid.winnable.solve import concrete_step, free_to_steps, max_depth
 from solver.pyramid.model.outcome import (REASON_MEMORY, REASON_STATES, REASON_TIMEOUT, REASONS,
                                           Outcome)
@@ -307,15 +304,14 @@ def _end_positions(ws, tabs, rule, begin, target: int, budget: _Budget):
     return [int(k) & ~int(FREE_TAG) for k in ws.found if k], None
 
 
-def _fewest_by_clearing(deal, rules, rule, ends, begin, budget: _Budget):
+def _fewest_by_clearing(deal: Deal, rules: Rules, ends, begin, budget: _Budget):
     """Step 3 by the minimum-move solver: a line ends with the cards of one of ``ends`` left
     exactly when it clears the pyramid of the position without them (those cards cover none of
     the others and pair with none of them in any line), so the shortest such win over all
     ``ends`` is the answer. ``(steps, reason)``; steps None when a limit stopped it, or with
     ``UNREACHED`` when no end can be reached (limited recycles)."""
-    ctab = class_tables(deal, rule.overlap)
     starts = sorted({int(begin) & ~(e & int(PYR_MASK)) for e in ends})
-    tried = sorted((int(start_bound(deal, ctab, np.uint64(s), rule)), s) for s in starts)
+    tried = sorted((lower_bound(deal, rules, s), s) for s in starts)
     best = None
     for lower, s in tried:
         if best is not None and lower >= len(best):
@@ -378,10 +374,10 @@ def load_kernels() -> None:
     """Load every kernel ``best_partial`` calls (compiling them when numba's cache is cold) by
     calling each once on a tiny input, so that the time a search reports is its own."""
     load_optimal_kernels()
-    deal = np.arange(DECK_CARDS, dtype=np.int64)
+    deal = Deal.trusted(np.arange(DECK_CARDS, dtype=np.int64))
     rules = Rules()
-    rule = rule_args(rules)
-    tabs = kernel_tables(deal)
+    rule = rules.args
+    tabs = deal.tables
     ws = workspace_for(rules)
     for free in (True, False):
         _max_count(ws, tabs, rule, free, START, PYRAMID_CARDS, _Budget(1, None))
@@ -399,7 +395,7 @@ def best_partial(deal, rules: Rules = Rules(), start: int | None = None, max_sta
 
     ``max_states`` caps the positions expanded (0 = no cap), ``timeout`` the seconds.
     """
-    deal = check_deal(deal)
+    deal = Deal.of(deal)
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a solver.pyramid.model.rules.Rules, not {type(rules).__name__}")
     check_int(max_states, f"max_states must be an integer >= 0 (0 = no limit), not {max_states!r}",
@@ -409,8 +405,8 @@ def best_partial(deal, rules: Rules = Rules(), start: int | None = None, max_sta
     begin = _check_start(start, rules)
     ws = workspace or workspace_for(rules)
     budget = _Budget(int(max_states), timeout)
-    rule = rule_args(rules)
-    tabs = kernel_tables(deal)
+    rule = rules.args
+    tabs = deal.tables
     most = DECK_CARDS if rule.goal_all else PYRAMID_CARDS
     upper = int(pk.upper_bound(begin, tabs, rule))
 
@@ -431,7 +427,7 @@ def best_partial(deal, rules: Rules = Rules(), start: int | None = None, max_sta
             why = MANY
         if why is not None:
             return None, why
-        return _fewest_by_clearing(deal, rules, rule, ends, begin, budget)
+        return _fewest_by_clearing(deal, rules, ends, begin, budget)
 
     # 2. the largest count: free-stock positions first (exact with unlimited recycles; with
     # limited recycles an upper bound, and most often the answer)

@@ -32,9 +32,8 @@ import numpy as np
 from numba import njit
 
 from solver.core.bits import popcount
-from solver.pyramid.winnable.lost_table import table_put
 from solver.pyramid.model.layout import BELOW, DIRECT, PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.optimal.index import find
+from solver.core.hashing import find, table_put
 from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MOVE_KING, MOVE_PAIR, NO_SLOT,
                                         PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete, apply_free,
                                         encode_move, gen_concrete, gen_free, is_won,

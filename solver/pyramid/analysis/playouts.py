@@ -38,11 +38,11 @@ import numpy as np
 from solver.core.rng import check_seed
 from solver.core.runner import check_games, run_games
 from solver.core.stats import wilson
-from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.deals import Deal
 from solver.pyramid.analysis.playout_kernels import PLAYER_COUNT, PLAYER_GREEDY, PLAYER_RANDOM, \
     play_block, wins_many
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import START, packed_position
 
 PLAYERS = ("random", "greedy")
@@ -77,7 +77,7 @@ class PlayoutWins(NamedTuple):
     greedy: np.ndarray
 
 
-def start_state(deal: np.ndarray, rules: Rules, start) -> int:
+def start_state(deal: Deal, rules: Rules, start) -> int:
     """The packed position to play from: the deal's start for ``None``, a ``replay.Position`` of
     this deal and rules, or a packed position int. Raises ``ValueError``."""
     if start is None:
@@ -106,21 +106,21 @@ def run_chunk(seed: int, first: int, count: int, params: dict) -> dict:
     """The runner's chunk function: playouts ``first .. first + count - 1`` of both players."""
     out = np.zeros((count, PLAYER_COUNT), dtype=np.int8)
     play_block(np.asarray(params["deal"], dtype=np.int64), np.uint64(params["start"]),
-               rule_args(params["rules"]), np.uint64(seed), first, count, out)
+               params["rules"].args, np.uint64(seed), first, count, out)
     return {"random": out[:, PLAYER_RANDOM], "greedy": out[:, PLAYER_GREEDY]}
 
 
 def playout_rates(deal, rules: Rules = Rules(), games: int = DEFAULT_PLAYOUTS, seed: int = 0,
                   jobs: int | None = 1, start=None, progress: bool = False) -> PlayoutRates:
     """Win rates of the random and the greedy player over ``games`` playouts each of ``deal``
-    (52 card ids) under ``rules``, from the deal's start or from ``start`` (a
+    (a ``Deal``, or any form ``Deal.of`` takes) under ``rules``, from the deal's start or from ``start`` (a
     ``replay.Position`` or a packed position), on ``jobs`` processes."""
-    deal = check_deal(deal)
+    deal = Deal.of(deal)
     rules = check_rules(rules)
     games = check_games(games, "playouts")
     seed = check_seed(seed)
     state = start_state(deal, rules, start)
-    params = {"deal": deal.tolist(), "start": state, "rules": rules}
+    params = {"deal": deal.cards.tolist(), "start": state, "rules": rules}
     rec = run_games(run_chunk, seed, games, params, jobs=jobs, progress=progress,
                     chunk=PLAYOUT_CHUNK, desc="playouts")
     rw, gw = int(rec["random"].sum()), int(rec["greedy"].sum())
@@ -132,17 +132,16 @@ def playout_wins_many(deals, rules: Rules, games: int, seed: int = 0,
     """Wins out of ``games`` playouts per player for each deal of an ``(n, 52)`` array, from each
     deal's start, in one kernel call (batch scoring). Deal ``d``'s counts equal
     ``playout_rates(deals[d], rules, games, seed)``'s. With ``greedy=False`` only the random
-    player plays (the greedy counts are then all 0)."""
+    player plays (the greedy counts are then all 0). The deals are a batch chunk's, checked
+    where they were read (``solver.batch.work``), and not checked again."""
     deals = np.ascontiguousarray(deals, dtype=np.int64)
     if deals.ndim != 2 or deals.shape[1] != 52:
         raise ValueError(f"deals must be an (n, 52) array, not {deals.shape}")
-    for d in deals:
-        check_deal(d)
     rules = check_rules(rules)
     games = check_games(games, "playouts")
     seed = check_seed(seed)
     wins = np.zeros((len(deals), PLAYER_COUNT), dtype=np.int64)
     end = PLAYER_COUNT if greedy else PLAYER_RANDOM + 1
-    wins_many(deals, np.uint64(START), rule_args(rules), np.uint64(seed), games, PLAYER_RANDOM, end,
+    wins_many(deals, np.uint64(START), rules.args, np.uint64(seed), games, PLAYER_RANDOM, end,
               wins)
     return PlayoutWins(wins[:, PLAYER_RANDOM].copy(), wins[:, PLAYER_GREEDY].copy())

@@ -67,7 +67,7 @@ from itertools import combinations
 import numpy as np
 
 from solver.core.cards import KING, card_rank, format_card
-from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.deals import Deal
 from solver.pyramid.model.layout import (ABOVE, BELOW, COL_OF, DIRECT, PYRAMID_CARDS, ROW_OF,
                                    STOCK_CARDS)
 from solver.pyramid.model.rules import Rules
@@ -154,7 +154,7 @@ def _facts(deal, rules: Rules, start) -> _Facts:
     """Unpack ``start`` (a packed position, None = the deal's start); raises ``ValueError``."""
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be a solver.pyramid.model.rules.Rules, not {type(rules).__name__}")
-    deal = check_deal(deal)
+    deal = Deal.of(deal)
     s = int(START if start is None else start)
     if not 0 <= s < 1 << 64:
         raise ValueError(f"start must be a packed position (a uint64), not {start!r}")

@@ -12,6 +12,7 @@ docs/pyramid.md ("Seeded deals"); the deal for a seed never changes.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
@@ -98,6 +99,105 @@ def parse_deal_exactly(text: str) -> np.ndarray:
         raise DealError(f"too few cards: {len(cards)} of {DECK_CARDS}; missing "
                         + " ".join(missing))
     return np.array(cards, dtype=np.int64)
+
+
+class Deal(Sequence):
+    """A Pyramid deal, checked once: ``cards``, its 52 card ids (an int64 array, the pyramid from
+    the apex, then the stock from its top card), and the per-deal tables the searches need, each
+    built the first time a search asks for it (``tables``, ``built``).
+
+    Made at the edge, where a deal comes in: ``Deal(cards)`` checks card ids,
+    ``Deal.parse(text)`` reads deal text, ``Deal.from_seed(seed)`` deals a seeded deal, and
+    ``Deal.of`` takes any of the three forms (and a ``Deal`` as it is). Everything below takes
+    the ``Deal`` and never checks it again; ``cards`` must not be changed (the tables were built
+    from it). A ``Deal`` is also a sequence of its 52 card ids, and an array to numpy
+    (``np.asarray(deal)`` is ``deal.cards``).
+
+    >>> deal = Deal.from_seed(1)
+    >>> deal.text().split()[:3], len(deal), int(deal[0])
+    (['7d', '9c', '4d'], 52, 20)
+    """
+
+    __slots__ = ("cards", "_built")
+
+    def __init__(self, cards) -> None:
+        self.cards = np.array(check_deal(cards))  # a copy: the caller's array may change
+        self._built: dict = {}
+
+    @classmethod
+    def trusted(cls, cards: np.ndarray) -> "Deal":
+        """A ``Deal`` of card ids already checked (a seeded deal, a row of a checked deal file):
+        ``cards`` (int64) is kept as it is, not copied nor checked again."""
+        deal = cls.__new__(cls)
+        deal.cards = cards
+        deal._built = {}
+        return deal
+
+    @classmethod
+    def from_seed(cls, seed: int) -> "Deal":
+        """The deal numbered ``seed`` (``deal_from_seed``)."""
+        return cls.trusted(deal_from_seed(seed))
+
+    @classmethod
+    def parse(cls, text: str) -> "Deal":
+        """The deal of deal text (``parse_deal``). Raises ``DealError``."""
+        return cls.trusted(parse_deal(text))
+
+    @classmethod
+    def of(cls, deal) -> "Deal":
+        """``deal`` as a ``Deal``: a ``Deal`` as it is, a deal number (``int``) dealt, a string
+        parsed, anything else checked as card ids. Raises ``DealError`` (a ``ValueError``)."""
+        if isinstance(deal, Deal):
+            return deal
+        if isinstance(deal, bool):
+            raise DealError("a deal is a deal number, deal text or 52 card ids, not a bool")
+        if isinstance(deal, (int, np.integer)):
+            return cls.from_seed(int(deal))
+        if isinstance(deal, str):
+            return cls.parse(deal)
+        return cls(deal)
+
+    @property
+    def tables(self):
+        """The deal's ``DealTables`` (``solver.pyramid.model.state``), built on first use."""
+        from solver.pyramid.model.state import kernel_tables
+
+        return self.built(kernel_tables)
+
+    def built(self, build, *options):
+        """``build(self.cards, *options)``, built the first time it is asked for and kept: the
+        per-deal tables of a search (``build`` a function of the card ids and hashable options,
+        e.g. ``solver.pyramid.optimal.tables.class_tables`` and the overlap rule)."""
+        key = (build, *options)
+        found = self._built.get(key)
+        if found is None:
+            found = self._built[key] = build(self.cards, *options)
+        return found
+
+    def text(self) -> str:
+        """Deal text (``format_deal``)."""
+        return format_deal(self.cards)
+
+    def __len__(self) -> int:
+        return DECK_CARDS
+
+    def __getitem__(self, index):
+        return self.cards[index]
+
+    def __iter__(self):
+        return iter(self.cards)
+
+    def __array__(self, dtype=None, copy=None):
+        return self.cards if dtype is None else self.cards.astype(dtype)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Deal) and bool(np.array_equal(self.cards, other.cards))
+
+    def __hash__(self) -> int:
+        return hash(self.cards.tobytes())
+
+    def __repr__(self) -> str:
+        return f"Deal.parse({self.text()!r})"
 
 
 def format_deal(deal) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from solver.core.cards import NATURAL_CARDS, Card, card_rank, format_card, parse_card, split_tokens
-from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.deals import Deal
 from solver.pyramid.model.layout import COVER_MASK, COVERED_BY, FULL_PYRAMID, PYRAMID_CARDS
 from solver.pyramid.model.rules import Rules
 from solver.core.text import quoted
@@ -153,7 +153,7 @@ class Position:
     def __init__(self, deal, rules: Rules) -> None:
         if not isinstance(rules, Rules):
             raise ValueError(f"rules must be a solver.pyramid.model.rules.Rules, not {type(rules).__name__}")
-        self.deal = check_deal(deal)
+        self.deal = Deal.of(deal)
         self.rules = rules
         self.present = FULL_PYRAMID
         self.stock = [int(c) for c in reversed(self.deal[PYRAMID_CARDS:])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 from typing import NamedTuple
 
 from solver.core.text import quoted, shorten
@@ -36,6 +37,12 @@ class Rules:
             raise ValueError(f"recycles must be 0..{MAX_RECYCLES} or unlimited, not {self.recycles}")
         if self.goal not in GOALS:
             raise ValueError(f"goal must be one of {', '.join(GOALS)}, not {self.goal!r}")
+
+    @cached_property
+    def args(self) -> "RuleArgs":
+        """The rules as the kernels take them (``RuleArgs``), made once per ``Rules``."""
+        return RuleArgs(-1 if self.recycles is None else self.recycles, self.overlap,
+                        self.stock_top, self.goal == "all")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -72,7 +79,7 @@ Collection's board challenge."""
 
 
 class RuleArgs(NamedTuple):
-    """``Rules`` as the kernels take them (``rule_args``): plain numbers and flags."""
+    """``Rules`` as the kernels take them (``Rules.args``): plain numbers and flags."""
 
     recycles: int
     """The recycle limit, -1 for unlimited."""
@@ -80,12 +87,6 @@ class RuleArgs(NamedTuple):
     stock_top: bool
     goal_all: bool
     """Goal "all" (clear all 52 cards) rather than "pyramid"."""
-
-
-def rule_args(rules: Rules) -> RuleArgs:
-    """The kernels' ``RuleArgs`` of ``rules``."""
-    return RuleArgs(-1 if rules.recycles is None else rules.recycles, rules.overlap,
-                    rules.stock_top, rules.goal == "all")
 
 
 def find_rules(name: str) -> Rules:

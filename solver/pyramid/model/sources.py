@@ -31,7 +31,7 @@ from typing import Iterator
 import numpy as np
 
 from solver.core.text import shorten_path
-from solver.pyramid.model.deals import DealError, PLAIN_DEAL_CHARS, parse_deal, plain_deals
+from solver.pyramid.model.deals import Deal, DealError, PLAIN_DEAL_CHARS, parse_deal, plain_deals
 from solver.pyramid.model.layout import DECK_CARDS
 
 STDIN = "-"
@@ -317,7 +317,7 @@ class DealFile:
         raise ValueError(f"{self.name} line {lineno} is too long for a deal ({chars} characters; "
                          f"a deal is 52 cards)")
 
-    def deals(self) -> Iterator[tuple[int, np.ndarray]]:
+    def deals(self) -> Iterator[tuple[int, Deal]]:
         """``(line number, deal)`` of every non-blank line; a malformed deal is a ``ValueError``
         naming the file and the line, and so is a file with no deal at all."""
         found = False
@@ -328,14 +328,14 @@ class DealFile:
         if not found:
             raise ValueError(self.no_deal())
 
-    def _deal(self, lineno: int, text: str) -> np.ndarray:
+    def _deal(self, lineno: int, text: str) -> Deal:
         """The deal of line ``lineno``'s ``text``; a ``ValueError`` naming the file and line."""
         try:
-            return parse_deal(text)
+            return Deal.parse(text)
         except ValueError as e:
             raise ValueError(f"{self.name} {line_error(lineno, str(e))}") from None
 
-    def only_deal(self, need: str) -> tuple[int, np.ndarray]:
+    def only_deal(self, need: str) -> tuple[int, Deal]:
         """``(line number, deal)`` of a file that holds a single deal. A file of more is refused
         at its second deal, read no further (a file of a million deals is not read through): a
         ``ValueError`` that starts with ``need`` (what takes a single deal) and names the lines

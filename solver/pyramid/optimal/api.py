@@ -29,7 +29,7 @@ import numpy as np
 from solver.core import memory
 from solver.core.compiling import compile_aside
 from solver.core.validate import check_int
-from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.deals import Deal
 from solver.pyramid.model.layout import DECK_CARDS, STOCK_CARDS
 from solver.pyramid.optimal import astar, passes
 from solver.pyramid.optimal.index import (N_REGS, R_ASKED_FROM, R_EXPANDED, R_F, R_FREE,
@@ -39,9 +39,9 @@ from solver.pyramid.optimal.index import (N_REGS, R_ASKED_FROM, R_EXPANDED, R_F,
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.optimal.bound import SCRATCH, start_bound
 from solver.pyramid.optimal.moves import MAX_FORCED
-from solver.pyramid.model.rules import PRESETS, Rules, rule_args
+from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT,
-                                        REC_MASK, REC_SHIFT, START, kernel_tables)
+                                        REC_MASK, REC_SHIFT, START)
 from solver.pyramid.winnable.solve import (WARM_KERNELS, WinnabilityTurns, Workspace,
                                            concrete_step, max_depth, solve_winnable)
 from solver.pyramid.model.outcome import (REASON_DEPTH, REASON_MEMORY, REASON_STATES,
@@ -246,18 +246,17 @@ def load_kernels() -> None:
     The argument types are those ``solve_optimal`` passes under any rules (the kernels are
     compiled once per argument types, not per rule values).
     """
-    deal = np.arange(DECK_CARDS, dtype=np.int64)
+    deal = Deal.trusted(np.arange(DECK_CARDS, dtype=np.int64))
     rules = DEFAULT_RULES
-    rule = rule_args(rules)
+    rule = rules.args
     ws = OptimalWorkspace.create(MIN_POSITIONS)
     # on a cold cache the winnability kernels compile in a helper process meanwhile
     with compile_aside(WARM_MODULE, WARM_KERNELS):
-        ctab = class_tables(deal, rule.overlap)
-        start_bound(deal, ctab, START, rule)
-        astar.astar_run(kernel_tables(deal), ctab, START, rule, 0, 1,
-                        ws.arrays(_new_regs(_NO_BOUND)))
+        ctab = deal.built(class_tables, rule.overlap)
+        start_bound(deal.cards, ctab, START, rule)
+        astar.astar_run(deal.tables, ctab, START, rule, 0, 1, ws.arrays(_new_regs(_NO_BOUND)))
         rehash_tagged(ws.index, ws.keys, 0)
-        astar.trace(deal, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
+        astar.trace(deal.cards, rule, ws.keys, ws.parent, -1, 0, np.zeros(1, dtype=np.int64))
     solve_winnable(deal, rules, max_states=1, workspace=ws.winnability(rules))  # its kernel too
 
 
@@ -286,8 +285,8 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
                   max_states: int = 0,
                   timeout: float | None = None, workspace: OptimalWorkspace | None = None,
                   max_positions: int | None = None) -> SolveResult:
-    """A minimum-move solution of ``deal`` under ``rules``, from its start or from the packed
-    position ``start`` (``solver.pyramid.model.state.pack_position``).
+    """A minimum-move solution of ``deal`` (a ``Deal``, or any form ``Deal.of`` takes) under
+    ``rules``, from its start or from the packed position ``start`` (``solver.pyramid.model.state.pack_position``).
 
     ``max_states`` caps the positions expanded (0 = no cap), ``timeout`` the seconds, and
     ``max_positions`` the positions stored (memory; None = ``default_max_positions()``, fitted
@@ -297,7 +296,7 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
     reached); on a win ``solution`` is a shortest list of steps, ``optimal`` is True and
     ``lower_bound`` is the bound at the start.
     """
-    deal = check_deal(deal)
+    deal = Deal.of(deal)
     if not isinstance(rules, Rules):
         raise ValueError(  # noqa: TRY004 (the project's input errors are ValueErrors)
             f"rules must be a solver.pyramid.model.rules.Rules, not {type(rules).__name__}")
@@ -316,6 +315,16 @@ def solve_optimal(deal, rules: Rules = DEFAULT_RULES, start: int | None = None,
         # an allocation outside the growth points (a workspace, a table): nothing was decided
         return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0,
                            reason=REASON_MEMORY)
+
+
+def lower_bound(deal, rules: Rules, start: int | None = None) -> int:
+    """The minimum-move search's admissible bound at the packed position ``start`` (the deal's
+    start by default): no line from there wins in fewer moves (``bound.start_bound``; its
+    tables are built once per deal, ``Deal.built``)."""
+    deal = Deal.of(deal)
+    rule = rules.args
+    return int(start_bound(deal.cards, deal.built(class_tables, rule.overlap),
+                           _check_start(start, rules), rule))
 
 
 WINNABILITY_TURNS = (20_000, 200_000)
@@ -369,7 +378,7 @@ def _drive(ws: OptimalWorkspace, tabs, ctab, begin, rule, regs: np.ndarray, a_ca
             return status, None
 
 
-def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: float | None,
+def _search(deal: Deal, rules: Rules, begin: np.uint64, max_states: int, timeout: float | None,
             workspace: OptimalWorkspace | None, max_positions: int | None,
             t0: float) -> SolveResult:
     """``solve_optimal`` on checked arguments, its clock started at ``t0``.
@@ -384,10 +393,10 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
     pays at most 220,000 positions of each search more than with one turn. Under limited recycles
     the winnability turns go on from each other (``WinnabilityTurns``), so such a deal pays for
     the A* turns and a walk down the line each turn stopped on."""
-    rule = rule_args(rules)
+    rule = rules.args
     deadline = None if timeout is None else t0 + timeout
-    ctab = class_tables(deal, rule.overlap)
-    h0 = int(start_bound(deal, ctab, begin, rule))
+    ctab = deal.built(class_tables, rule.overlap)
+    h0 = int(start_bound(deal.cards, ctab, begin, rule))
     ws = workspace or OptimalWorkspace.create()
     if max_positions is None:
         max_positions = default_max_positions()
@@ -398,12 +407,12 @@ def _search(deal, rules: Rules, begin: np.uint64, max_states: int, timeout: floa
                       turns, t0)
 
 
-def _turns(deal, rules: Rules, rule, begin: np.uint64, max_states: int, deadline: float | None,
+def _turns(deal: Deal, rules: Rules, rule, begin: np.uint64, max_states: int, deadline: float | None,
            ws: OptimalWorkspace, max_positions: int, ctab, h0: int, turns: WinnabilityTurns,
            t0: float) -> SolveResult:
     """The turns of ``_search`` (its docstring), the winnability search's in ``turns``."""
     regs = _new_regs(_NO_BOUND)
-    tabs = kernel_tables(deal)
+    tabs = deal.tables
     spent = 0  # positions of the winnability search, all turns
     upper = _NO_BOUND
     reason = None
@@ -453,7 +462,7 @@ def _turns(deal, rules: Rules, rule, begin: np.uint64, max_states: int, deadline
     if status == astar.WON:
         length = int(regs[R_GOAL_LEN])
         out = np.zeros(length + 1, dtype=np.int64)
-        n = astar.trace(deal, rule, ws.keys, ws.parent, int(regs[R_GOAL_PARENT]),
+        n = astar.trace(deal.cards, rule, ws.keys, ws.parent, int(regs[R_GOAL_PARENT]),
                         int(regs[R_GOAL_MOVE]), out)
         if n != length or (out[:n] < 0).any():
             raise RuntimeError("minimum-move search: the path could not be traced (a bug)")

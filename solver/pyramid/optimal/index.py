@@ -5,7 +5,7 @@ and the registers (``regs``) that keep the search's scalars between kernel calls
   ``gs`` (uint16: moves from the start in ``G_MASK``, flags ``CLOSED``, ``PASS_PROVEN``,
   ``PASS_ASKED``, ``TWO_PROVEN``, ``TWO_ASKED`` above), indexed by insertion order, and an
   open-addressing ``index`` (int32 node ids, -1 = empty, kept at most 3/4 full) that maps a packed
-  position to its node (``find``, ``rehash``). The A* search tags its index entries
+  position to its node (``solver.core.hashing.find``, ``rehash``). The A* search tags its index entries
   (``find_tagged``, ``rehash_tagged``): bits ``TAG_SHIFT``.. of an entry hold 5 bits of the
   key's hash and the bits below the node id (so at most ``MAX_TAGGED_NODES`` nodes), and a
   probe reads ``keys`` only when the tag matches: a lookup of a new position walks its probe run
@@ -94,19 +94,6 @@ class AStarArrays(NamedTuple):
     regs: np.ndarray
 
 
-@noalloc
-def find(index, keys, key):
-    """Node id of ``key``, or ``-1 - slot`` of the empty slot where it would go."""
-    mask = np.uint64(len(index) - 1)
-    i = mix64(key) & mask
-    while True:
-        j = index[i]
-        if j < 0:
-            return -1 - np.int64(i)
-        if keys[j] == key:
-            return np.int64(j)
-        i = (i + _ONE) & mask
-
 
 TAG_SHIFT = 26
 """First bit of the tag in a tagged index entry (``find_tagged``)."""
@@ -147,13 +134,6 @@ def rehash_tagged(index, keys, n_nodes):
         slot = find_tagged(index, keys, keys[j])
         index[-1 - slot] = j | tag_of(keys[j])
 
-
-@njit(cache=True)
-def rehash(index, keys, n_nodes):
-    """Fill the (all -1) ``index`` with the first ``n_nodes`` node ids."""
-    for j in range(n_nodes):
-        slot = find(index, keys, keys[j])
-        index[-1 - slot] = j
 
 
 @noalloc

@@ -37,11 +37,12 @@ from numba.extending import intrinsic
 
 from solver.core.jit import noalloc
 from solver.core.rng import shuffle
-from solver.pyramid.winnable.dfs import decide_free
+from solver.pyramid.winnable.dfs import decide, decide_free
 from solver.pyramid.winnable.free_search import FREE_DEPTH, PROOF_AFTER, dead, dead_after
 from solver.pyramid.model.outcome import LOST, UNKNOWN, WON
 from solver.pyramid.winnable.subgame import SubgameBuffers, subgame_buffers, subgame_lost
-from solver.pyramid.winnable.lost_table import table_clear, table_has, table_put
+from solver.core.hashing import table_has, table_put
+from solver.pyramid.winnable.lost_table import table_clear
 from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS
 from solver.pyramid.model.state import (FREE_TAG, START, apply_free, deal_tables_into, gen_free,
                                         is_won)
@@ -174,13 +175,14 @@ def chunk_buffers(depth):
 
 @njit(cache=True)
 def decide_unlimited(deal, rule, max_states, ws, buf):
-    """``dfs.decide(deal, START, rule, max_states, ws, path)[0, 2]`` for unlimited recycles,
+    """``dfs.decide(deal, START, rule, max_states, ws, path)``'s outcome and states for unlimited recycles,
     with ``buf`` (``ChunkBuffers``) instead of fresh arrays: ``(outcome, expanded)``."""
     tabs = deal_tables_into(deal, buf.val, buf.vmask, buf.pmates, buf.reach, buf.sval)
     o, e = free_search_small(tabs, rule, max_states, buf.table, buf.touched, ws.moves, ws.counts,
                              buf.stack, buf.sub)
     if o < 0:
-        o, _, e = decide_free(deal, START, rule, max_states, ws, buf.path)
+        found = decide_free(deal, START, rule, max_states, ws, buf.path)
+        return found.outcome, found.states
     return o, e
 
 
@@ -215,3 +217,16 @@ def decide_deal_chunk(deals, rule, max_states, ws, out_outcome, out_states, out_
         out_ns[k] = clock_ns() - t0
         out_outcome[k] = o
         out_states[k] = e
+
+
+@njit(cache=True)
+def decide_timed(deals, rule, max_states, ws, out_outcome, out_states, out_ns):
+    """``dfs.decide_batch`` that also measures each deal's wall time in nanoseconds
+    (``clock_ns``): the batch's kernel under limited recycles."""
+    path = np.empty(len(ws.counts), dtype=np.int64)
+    for k in range(deals.shape[0]):
+        t0 = clock_ns()
+        found = decide(deals[k], START, rule, max_states, ws, path)
+        out_ns[k] = clock_ns() - t0
+        out_outcome[k] = found.outcome
+        out_states[k] = found.states

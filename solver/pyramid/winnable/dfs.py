@@ -10,6 +10,8 @@ describes the pruning.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -18,6 +20,16 @@ from solver.pyramid.winnable.limited import concrete_search
 from solver.pyramid.winnable.lost_table import LostTable, WorkspaceArgs, table_clear
 from solver.pyramid.model.rules import RuleArgs
 from solver.pyramid.model.state import START, deal_tables
+
+
+class Decided(NamedTuple):
+    """What ``decide`` answers: the ``Outcome`` value, the length of the winning path it wrote
+    (0 unless won) and the positions it expanded."""
+
+    outcome: int
+    length: int
+    states: int
+
 
 FREE_BASE = np.int64(0)
 """The first stack row of a search of its own (int64: a literal 0 would compile ``free_search``
@@ -34,33 +46,31 @@ def decide_free(deal, start, rule, max_states, ws, path):
     Inlined into its callers: a small wrapper, compiled on its own it cost the first run a
     second.
     """
-    tabs = deal_tables(deal)
-    lost = LostTable(ws.table, 0, False)
-    o, length, e, lost = free_search_proving(tabs, start, rule, max_states, ws, lost, FREE_BASE,
-                                             path, PROOF_AFTER)
-    if not lost.grown:
-        table_clear(ws.table, ws.touched, lost.n)
-    return o, length, e
+    found = free_search_proving(deal_tables(deal), start, rule, max_states, ws,
+                                LostTable(ws.table, 0, False), FREE_BASE, path, PROOF_AFTER)
+    if not found.lost.grown:
+        table_clear(ws.table, ws.touched, found.lost.n)
+    return Decided(found.outcome, found.length, found.states)
 
 
 @njit(cache=True)
 def decide(deal, start, rule, max_states, ws, path):
-    """Winnability of ``deal`` from the packed position ``start`` under ``rule`` (``RuleArgs``),
-    in workspace ``ws`` (``WorkspaceArgs``).
+    """Winnability of ``deal`` (52 card ids) from the packed position ``start`` under ``rule``
+    (``RuleArgs``), in workspace ``ws`` (``WorkspaceArgs``).
 
-    Returns ``(outcome, path_length, states_expanded)``; on a win ``path[:length]`` holds the
-    moves (free-stock moves when ``rule.recycles < 0``, real moves otherwise). The workspace table
-    is left clean.
+    Returns a ``Decided``; on a win ``path[:length]`` holds the moves (free-stock moves when
+    ``rule.recycles < 0``, real moves otherwise). The workspace table is left clean. The deal's
+    tables are built here from its cards (``deal_tables``, a fraction of a microsecond): handing
+    a ``DealTables`` in from Python would cost more, numba typing a named tuple of seven fields
+    at each call.
     """
     if rule.recycles < 0:
         return decide_free(deal, start, rule, max_states, ws, path)
-    tabs = deal_tables(deal)
-    lost = LostTable(ws.table, 0, False)
-    o, length, e, lost = concrete_search(tabs, start, rule, max_states, ws, lost,
-                                         len(ws.counts) - FREE_DEPTH, path)
-    if not lost.grown:
-        table_clear(ws.table, ws.touched, lost.n)
-    return o, length, e
+    found = concrete_search(deal_tables(deal), start, rule, max_states, ws,
+                            LostTable(ws.table, 0, False), len(ws.counts) - FREE_DEPTH, path)
+    if not found.lost.grown:
+        table_clear(ws.table, ws.touched, found.lost.n)
+    return Decided(found.outcome, found.length, found.states)
 
 
 @njit(cache=True)
@@ -69,51 +79,37 @@ def decide_batch(deals, rule, max_states, ws, out_outcome, out_states):
     ``out_outcome``/``out_states``."""
     path = np.empty(len(ws.counts), dtype=np.int64)
     for k in range(deals.shape[0]):
-        o, _, e = decide(deals[k], START, rule, max_states, ws, path)
-        out_outcome[k] = o
-        out_states[k] = e
+        found = decide(deals[k], START, rule, max_states, ws, path)
+        out_outcome[k] = found.outcome
+        out_states[k] = found.states
+
+
+@njit(cache=True)
+def decide_turn(deal, start, rule, max_states, ws, path, lost):
+    """One turn of a limited-recycles search that goes on from the turns before it on the same
+    deal and start (``winnable.WinnabilityTurns``): ``decide``, but the lost-position table
+    ``lost`` (``LostTable``: the workspace's own table, 0 and False at the first turn) comes in
+    and goes out with what this turn proved (the returned ``Searched``), and is not cleaned."""
+    return concrete_search(deal_tables(deal), start, rule, max_states, ws, lost,
+                           len(ws.counts) - FREE_DEPTH, path)
 
 
 @njit(cache=True)
 def decide_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
                 table, touched, moves, counts, path):
-    """``decide`` with its rule and workspace arguments spread out: the entry for one call per
-    deal from Python (``solve_winnable``, ``solver.batch.work``), since numba's dispatcher types
-    plain arguments about 2 us faster than named tuples, a quarter of an easy deal's search."""
+    """``decide`` with its rule and workspace arguments spread out: the one entry for a call per
+    deal from Python (``solve_winnable``), kept flat because numba's dispatcher types plain
+    arguments 1.2-2.2 us faster than the two named tuples (measured: 1.4 against 2.6-3.6 us a
+    call), a tenth of an easy deal's search. ``decide_free_flat`` is its twin for unlimited
+    recycles. Every other caller passes ``RuleArgs`` and ``WorkspaceArgs``."""
     return decide(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all), max_states,
                   WorkspaceArgs(max_table, table, touched, moves, counts), path)
 
 
 @njit(cache=True)
-def decide_turn(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
-                table, touched, moves, counts, path, lost_table, lost_n, lost_grown):
-    """One turn of a limited-recycles search that goes on from the turns before it on the same
-    deal and start (``winnable.WinnabilityTurns``): ``decide_flat``, but the lost-position table
-    (``lost_table``, ``lost_n``, ``lost_grown``: a ``LostTable`` spread out; the workspace's own
-    table, 0 and False at the first turn) comes in and goes out with what this turn proved, and
-    is not cleaned. Returns ``(outcome, path_length, states_expanded, lost_table, lost_n,
-    lost_grown)``."""
-    rule = RuleArgs(recycles, overlap, stock_top_on, goal_all)
-    ws = WorkspaceArgs(max_table, table, touched, moves, counts)
-    lost = LostTable(lost_table, lost_n, lost_grown)
-    o, length, e, lost = concrete_search(deal_tables(deal), start, rule, max_states, ws, lost,
-                                         len(ws.counts) - FREE_DEPTH, path)
-    return o, length, e, lost.table, lost.n, lost.grown
-
-
-@njit(cache=True)
 def decide_free_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
                      table, touched, moves, counts, path):
-    """``decide_free`` with its rule and workspace arguments spread out (``decide_flat``'s
-    entry for unlimited recycles)."""
+    """``decide_flat`` for unlimited recycles (``decide_free``), so that the default rules never
+    compile the limited-recycles search."""
     return decide_free(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all),
                        max_states, WorkspaceArgs(max_table, table, touched, moves, counts), path)
-
-
-@njit(cache=True)
-def decide_batch_flat(deals, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
-                      table, touched, moves, counts, out_outcome, out_states):
-    """``decide_batch`` with its rule and workspace arguments spread out
-    (``benchmarks/bench_batch.py``)."""
-    decide_batch(deals, RuleArgs(recycles, overlap, stock_top_on, goal_all), max_states,
-                 WorkspaceArgs(max_table, table, touched, moves, counts), out_outcome, out_states)

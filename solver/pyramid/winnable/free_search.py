@@ -19,8 +19,9 @@ from numba import njit
 from solver.core.jit import noalloc
 from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.model.outcome import LOST, UNKNOWN, WON
-from solver.pyramid.winnable.lost_table import (GROW_TABLE, LostTable, grown_table, lost_put,
-                                                must_grow, table_has)
+from solver.core.hashing import table_has
+from solver.pyramid.winnable.lost_table import (GROW_TABLE, LostTable, Searched, grown_table,
+                                                lost_put, must_grow)
 from solver.pyramid.winnable.subgame import subgame_buffers, subgame_lost
 from solver.pyramid.model.state import (FREE_TAG, MOVE_PAIR, PYR_MASK, STOCK_MASK, apply_free,
                                         gen_free, is_won, lowest_bit_index, move_a, move_kind)
@@ -119,8 +120,8 @@ def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, pro
     subgame proofs of the start after ``proof_after`` positions (``NO_PROOF``: never).
 
     The driver of ``free_walk``: it owns the memory (the stack, a table that grows, the subgame
-    buffers) and calls the kernel again after each suspension. Returns ``(outcome, path_length,
-    expanded, lost)``; on a fresh win ``path[:length]`` holds the moves (a win found in the table
+    buffers) and calls the kernel again after each suspension. Returns a ``Searched``; on a
+    fresh win ``path[:length]`` holds the moves (a win found in the table
     has length -1: no moves known).
 
     When ``proof_after`` positions have been expanded and the deal is still open, the subgame
@@ -140,9 +141,9 @@ def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, pro
         elif o == PROVE:
             proof_after = NO_PROOF
             if subgame_lost(start & (PYR_MASK | STOCK_MASK), tabs, rule, subgame_buffers()):
-                return LOST, 0, fregs[F_EXPANDED], lost
+                return Searched(LOST, 0, fregs[F_EXPANDED], lost)
         else:
-            return o, fregs[F_LENGTH], fregs[F_EXPANDED], lost
+            return Searched(o, fregs[F_LENGTH], fregs[F_EXPANDED], lost)
 
 
 @noalloc

@@ -17,8 +17,8 @@ from solver.core.jit import noalloc
 from solver.pyramid.winnable.free_search import (NOT_STARTED, PROOF_AFTER, dead, dead_after,
                                         free_search_proving)
 from solver.pyramid.model.outcome import LOST, UNKNOWN, WON
-from solver.pyramid.winnable.lost_table import (GROW_TABLE, LostTable, grown_table, must_grow,
-                                                pass_lost, pass_lost_put)
+from solver.pyramid.winnable.lost_table import (GROW_TABLE, LostTable, Searched, grown_table,
+                                                must_grow, pass_lost, pass_lost_put)
 from solver.pyramid.winnable.pass_subgame import (ALL_CLASSES, grown_known, known_full,
                                                   moved_classes, no_pass_buffers, pass_buffers,
                                                   pass_subgame_lost, pass_subgame_triple_lost)
@@ -122,17 +122,18 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     of the 666 of seeds 0..1,999). Then ``concrete_walk``: this driver owns the memory (the
     stack, the pass-subgame buffers, a lost table that grows) and calls the kernel again after
     each suspension. Concrete positions use rows ``0..free_base-1`` of the workspace, the
-    free-stock search the rows from ``free_base``. Returns ``(outcome, length, expanded, lost)``.
+    free-stock search the rows from ``free_base``. Returns a ``Searched``.
     """
     start = bury_last_pass(start, tabs, rule)
     if start == LOST_STATE:
-        return LOST, 0, 0, lost
-    o, _, expanded, lost = free_search_proving(tabs, start, rule, max_states, ws, lost, free_base,
-                                               path, PROOF_AFTER)
-    if o != WON:
-        return o, 0, expanded, lost
+        return Searched(LOST, 0, 0, lost)
+    free = free_search_proving(tabs, start, rule, max_states, ws, lost, free_base, path,
+                               PROOF_AFTER)
+    expanded, lost = free.states, free.lost
+    if free.outcome != WON:
+        return Searched(free.outcome, 0, expanded, lost)
     if max_states > 0 and expanded >= max_states:
-        return UNKNOWN, 0, expanded, lost
+        return Searched(UNKNOWN, 0, expanded, lost)
     regs = concrete_regs(lost, rule, expanded)
     stack = np.empty(free_base, dtype=np.uint64)
     rng = np.zeros(1, dtype=np.uint64)
@@ -150,7 +151,7 @@ def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
         elif o == GROW_KNOWN:
             pb = grown_known(pb)
         else:
-            return o, regs[R_LENGTH], regs[R_EXPANDED], lost
+            return Searched(o, regs[R_LENGTH], regs[R_EXPANDED], lost)
 
 
 @noalloc

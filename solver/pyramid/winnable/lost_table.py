@@ -24,11 +24,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from solver.core.hashing import table_find, table_insert, table_lower, table_put
 from solver.core.jit import noalloc
-from solver.core.rng import mix64
 from solver.pyramid.model.state import PTR_MASK, REC_MASK
 
-_ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 PASS_BITS = REC_MASK | PTR_MASK
 """The bits of an entry of the real-positions search that say from when on its cards are lost
@@ -51,6 +50,17 @@ class WorkspaceArgs(NamedTuple):
     """Per depth: moves generated, moves tried."""
 
 
+class Searched(NamedTuple):
+    """What a search kernel of this package returns: the ``Outcome`` value, the length of the
+    winning path it wrote (0 unless won), the positions it expanded, and the lost-position table
+    it leaves (``LostTable``)."""
+
+    outcome: int
+    length: int
+    states: int
+    lost: "LostTable"
+
+
 class LostTable(NamedTuple):
     """The lost-position table as a search carries it: the table in use (the workspace's or a
     private grown one), its keys stored and whether it grew."""
@@ -60,48 +70,7 @@ class LostTable(NamedTuple):
     grown: bool
 
 
-@noalloc(inline='always')
-def table_find(table, key, tags):
-    """The entry of the open-addressing ``table`` that equals ``key`` outside the bits ``tags``
-    (``key`` has none of them set; entries hash on ``key`` alone), tags included; 0 for none."""
-    mask = np.uint64(len(table) - 1)
-    i = mix64(key) & mask
-    while True:
-        k = table[i]
-        if k == _ZERO or (k & ~tags) == key:
-            return k
-        i = (i + _ONE) & mask
 
-
-@noalloc(inline='always')
-def table_insert(table, key, tags, tag):
-    """Store ``key | tag`` in ``table`` unless an entry equals ``key`` outside the bits ``tags``
-    (as ``table_find``); returns the slot, or -1 when it was there already (its tag stays)."""
-    mask = np.uint64(len(table) - 1)
-    i = mix64(key) & mask
-    while table[i] != _ZERO:
-        if (table[i] & ~tags) == key:
-            return -1
-        i = (i + _ONE) & mask
-    table[i] = key | tag
-    return np.int64(i)
-
-
-@noalloc(inline='always')
-def table_lower(table, key, tags, tag):
-    """Store ``key | tag`` unless an entry equals ``key`` outside the bits ``tags`` (as
-    ``table_find``); such an entry takes ``tag`` when that is lower than its own. Returns the
-    slot of a new entry, or -1."""
-    mask = np.uint64(len(table) - 1)
-    i = mix64(key) & mask
-    while table[i] != _ZERO:
-        if (table[i] & ~tags) == key:
-            if tag < (table[i] & tags):
-                table[i] = key | tag
-            return -1
-        i = (i + _ONE) & mask
-    table[i] = key | tag
-    return np.int64(i)
 
 
 @noalloc(inline='always')
@@ -122,16 +91,6 @@ def pass_lost_put(table, n, grown, state, touched):
     return n
 
 
-@noalloc
-def table_has(table, key):
-    """True when ``key`` is in the open-addressing ``table``."""
-    return table_find(table, key, _ZERO) != _ZERO
-
-
-@noalloc
-def table_put(table, key):
-    """Store ``key`` in ``table``; returns the slot, or -1 when it was there already."""
-    return table_insert(table, key, _ZERO, _ZERO)
 
 
 GROW_TABLE = 3

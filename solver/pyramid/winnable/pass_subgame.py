@@ -66,7 +66,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from solver.core.jit import noalloc
 from solver.pyramid.model.layout import ABOVE, DIRECT, PYRAMID_CARDS
-from solver.pyramid.winnable.lost_table import table_find, table_insert
+from solver.core.hashing import table_find, table_insert
 from solver.pyramid.model.state import (MOVE_DRAW, MOVE_PAIR, MOVE_RECYCLE, PTR_MASK, PTR_SHIFT,
                                   PYR_MASK, REC_MASK, REC_SHIFT, STOCK_MASK, move_a, move_kind)
 from solver.pyramid.winnable.subgame import closed, lowest, shadow

@@ -43,13 +43,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.core import memory
-from solver.pyramid.model.deals import check_deal
+from solver.pyramid.model.deals import Deal
 from solver.pyramid.winnable.dfs import decide_batch, decide_flat, decide_free_flat, decide_turn
 from solver.pyramid.winnable.free_search import FREE_DEPTH
 from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, Outcome, SolveResult
 from solver.pyramid.winnable.lost_table import LostTable, WorkspaceArgs, table_clear
 from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_RECYCLE, PTR_MASK,
                                   PTR_SHIFT, START, decode_move)
 
@@ -111,7 +111,7 @@ class Workspace:
                  max_table=1 << max_table_bits)
         # Load the compiled kernel now (a one-state search), so that a search's reported time
         # is the search and not the loading of the numba cache.
-        entry_kernel(rules)(np.arange(52, dtype=np.int64), START, *rule_args(rules), 1,
+        entry_kernel(rules)(np.arange(52, dtype=np.int64), START, *rules.args, 1,
                             *ws.args(), np.zeros(depth, dtype=np.int64))
         return ws
 
@@ -183,14 +183,15 @@ def table_cap(max_table: int) -> int:
 
 def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_STATES,
                    workspace: Workspace | None = None, start: int | None = None) -> SolveResult:
-    """Decide ``deal`` (52 card ids) under ``rules`` from its start, or from the packed position
-    ``start`` (see ``solver.pyramid.model.state``); a winning move list when there is one.
+    """Decide ``deal`` (a ``Deal``, or any form ``Deal.of`` takes) under ``rules`` from its
+    start, or from the packed position ``start`` (see ``solver.pyramid.model.state``); a winning
+    move list when there is one.
 
     ``UNKNOWN`` outcomes carry a ``reason``: ``"states"`` when ``max_states`` stopped the search,
     ``"memory"`` when an allocation failed (the table stops growing before the memory left runs
     out, so this is rare: a full table only makes the search slower).
     """
-    deal = check_deal(deal)
+    deal = Deal.of(deal)
     if max_states < 0:
         raise ValueError(f"max_states must be >= 0 (0 = no limit), not {max_states}")
     try:
@@ -198,20 +199,19 @@ def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_S
         path = np.zeros(len(ws.counts), dtype=np.int64)
     except MemoryError:
         return SolveResult(Outcome.UNKNOWN, reason=REASON_MEMORY)
-    rule = rule_args(rules)
+    rule = rules.args
     t0 = time.perf_counter()
     begin = START if start is None else np.uint64(start)
     try:
-        outcome, length, expanded = entry_kernel(rules)(deal, begin, *rule, max_states,
-                                                        *ws.args(), path)
+        found = entry_kernel(rules)(deal.cards, begin, *rule, max_states, *ws.args(), path)
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0, reason=REASON_MEMORY)
     seconds = time.perf_counter() - t0
-    result = SolveResult(Outcome(outcome), states=int(expanded), seconds=seconds,
-                         reason=REASON_STATES if outcome == Outcome.UNKNOWN else None)
+    result = SolveResult(Outcome(found.outcome), states=int(found.states), seconds=seconds,
+                         reason=REASON_STATES if found.outcome == Outcome.UNKNOWN else None)
     if result.outcome == Outcome.WON:
-        moves = [int(m) for m in path[:length]]
+        moves = [int(m) for m in path[:found.length]]
         result.solution = (free_to_steps(deal, moves, begin) if rule.recycles < 0
                            else [concrete_step(deal, m) for m in moves])
     return result
@@ -232,7 +232,7 @@ class WinnabilityTurns:
     """
 
     def __init__(self, deal, rules: Rules, start: int, workspace: Workspace) -> None:
-        self.deal = check_deal(deal)
+        self.deal = Deal.of(deal)
         self.rules = rules
         self.start = int(start)
         self.ws = workspace
@@ -252,20 +252,20 @@ class WinnabilityTurns:
                                   start=self.start, workspace=self.ws)
         t0 = time.perf_counter()
         try:
-            outcome, length, expanded, table, n, grown = decide_turn(
-                self.deal, np.uint64(self.start), *rule_args(self.rules), max_states,
-                *self.ws.args(), self.path, self.lost.table, self.lost.n, self.lost.grown)
+            found = decide_turn(self.deal.cards, np.uint64(self.start), self.rules.args,
+                                max_states, self.ws.args(), self.path, self.lost)
         except MemoryError:
             self.ws.table.fill(0)  # the kernel stopped before it could hand its table back
             self.lost = LostTable(self.ws.table, 0, False)
             return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0,
                                reason=REASON_MEMORY)
-        self.lost = LostTable(table, n, grown)
-        result = SolveResult(Outcome(outcome), states=int(expanded),
+        self.lost = LostTable(*found.lost)  # numba hands a named tuple back as a plain tuple
+        result = SolveResult(Outcome(found.outcome), states=int(found.states),
                              seconds=time.perf_counter() - t0,
-                             reason=REASON_STATES if outcome == Outcome.UNKNOWN else None)
+                             reason=REASON_STATES if found.outcome == Outcome.UNKNOWN else None)
         if result.outcome == Outcome.WON:
-            result.solution = [concrete_step(self.deal, int(m)) for m in self.path[:length]]
+            result.solution = [concrete_step(self.deal, int(m))
+                               for m in self.path[:found.length]]
         return result
 
     def close(self) -> None:
@@ -286,7 +286,7 @@ def winnable_many(deals: np.ndarray, rules: Rules = Rules(), max_states: int = D
     outcome = np.zeros(len(deals), dtype=np.int8)
     states = np.zeros(len(deals), dtype=np.int64)
     try:
-        decide_batch(deals, rule_args(rules), max_states, ws.args(), outcome, states)
+        decide_batch(deals, rules.args, max_states, ws.args(), outcome, states)
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         raise

@@ -36,7 +36,7 @@ from numba import njit
 
 from solver.core.bits import popcount
 from solver.core.jit import noalloc
-from solver.pyramid.winnable.lost_table import table_has, table_put
+from solver.core.hashing import table_has, table_put
 from solver.pyramid.model.layout import ABOVE, DIRECT, PYRAMID_ROWS
 from solver.pyramid.model.state import (PYR_MASK, ROW_MASKS, STOCK_MASK,
                                   lowest_bit_index)
