@@ -108,7 +108,7 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
         line, steps = LINE_PARTIAL, list(part.line)
     else:
         line, steps = LINE_NONE, []
-    return ReplayPage(deal, rules, title, verdict_text(result), line,
+    return ReplayPage(deal, rules, title, verdict_text(result, len(played)), line,
                       tuple(played) + tuple(steps), first=len(played), notes=notes,
                       why_cards=reason_cards(reason))
 

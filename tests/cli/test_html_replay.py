@@ -238,6 +238,13 @@ def test_check_page_of_an_illegal_line_stops_before_the_illegal_move(tmp_path):
 def test_hint_page_starts_after_the_moves_played(tmp_path):
     data = embedded_data(html_of(["hint", "--seed", "32", "--after", "Js+2d 9d+4c"], tmp_path))
     assert data["first"] == 2
+    # The page counts moves from the deal's start ("move 2 of 35"), the search from the hint's
+    # position: the verdict says which count is which (it said "minimum 33 moves").
+    assert data["verdict"] == "Winnable: 33 more moves after move 2 (the minimum; 35 in all)."
+    assert len(data["steps"]) == 35
+    analyse = embedded_data(html_of(["analyse", "--seed", "32", "--after", "Js+2d 9d+4c",
+                                     "--playouts", "0", "-q"], tmp_path, "a.html"))
+    assert analyse["verdict"] == data["verdict"]
     assert [s["played"] for s in data["steps"][:3]] == [True, True, False]
     assert data["notes"][0].startswith("The hint, move 3: ")
     check_positions(data, deal_from_seed(32), Rules(),
