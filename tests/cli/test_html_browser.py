@@ -296,6 +296,50 @@ def test_a_long_why_note_leaves_the_controls_in_view_and_marks_its_cards(browser
     assert not browser.find_element(By.ID, "why-key").is_displayed()
 
 
+OFF_TABLE = """
+var t = document.getElementById("table").getBoundingClientRect();
+return Array.from(document.querySelectorAll("#table .label, #table .card")).filter(function (e) {
+  var r = e.getBoundingClientRect();
+  return r.left < t.left - 0.5 || r.right > t.right + 0.5 || r.top < t.top - 0.5
+    || r.bottom > t.bottom + 0.5;
+}).map(function (e) { return e.dataset.card || e.textContent; });"""
+"""The labels and cards that reach past the table (the felt's drawing area)."""
+CROSSES = """
+return Array.from(document.querySelectorAll(".card.dead")).map(function (card) {
+  var c = card.getBoundingClientRect(), x = getComputedStyle(card, "::after");
+  var left = c.left + card.clientLeft + parseFloat(x.left), top = c.top + card.clientTop + parseFloat(x.top);
+  var cross = {left: left, top: top, right: left + parseFloat(x.width), bottom: top + parseFloat(x.height)};
+  var idx = card.querySelector(".idx").getBoundingClientRect();
+  var seen = document.elementFromPoint((cross.left + cross.right) / 2, (cross.top + cross.bottom) / 2);
+  return [card.dataset.card, Math.min(cross.right, idx.right) - Math.max(cross.left, idx.left),
+          Math.min(cross.bottom, idx.bottom) - Math.max(cross.top, idx.top), seen === card];
+});"""
+"""Per dead card: how far its cross (the ::after badge) overlaps its rank and suit across and
+down (both positive: they overlap), and whether the cross is what shows at its centre."""
+
+
+@pytest.mark.parametrize("width", [FOLD[0], 420])
+def test_the_removed_label_and_the_dead_card_cross_fit(browser, tmp_path, solve_page, width):
+    lost = tmp_path / "lost.html"
+    write_page(lost, ["solve", "--seed", "9"])
+    path, steps = solve_page
+    browser.set_window_size(width, FOLD[1])
+    try:
+        for page, k in ((path, len(steps)), (lost, 0), (lost, 29)):
+            browser.get("about:blank")  # a fresh load: no card still moving
+            browser.get(f"{page.as_uri()}#step={k}")
+            assert browser.execute_script(OFF_TABLE) == [], (page.name, k)
+            label = browser.execute_script("return document.querySelectorAll('.label')[3]"
+                                           ".textContent")
+            assert label == f"removed {len(shown(browser)['removed'])}"
+        crosses = browser.execute_script(CROSSES)  # seed 9: 6c can never go
+        assert [c[0] for c in crosses] == ["6c"]
+        for card, across, down, seen in crosses:
+            assert min(across, down) <= 0 and seen, (card, across, down, seen)
+    finally:
+        browser.set_window_size(900, 1300)
+
+
 def save_screenshot(out: Path) -> None:
     """The README's screenshot: seed ``SEED``'s solution at step ``SHOT_STEP``."""
     with tempfile.TemporaryDirectory() as folder:
