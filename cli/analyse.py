@@ -103,7 +103,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
 
         title = f"{deal_title(ident)} ({rules.describe()})"
         write_page(html_path, analysis_page(title, deal, rules, analysis, played,
-                                            verdict_text(analysis.verdict)))
+                                            verdict_text(analysis.verdict, len(played))))
     if as_json:
         doc = {**ident, **analysis.to_dict(deal)}
         if after is not None:

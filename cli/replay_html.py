@@ -88,9 +88,10 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
     undecided one no line. ``played`` (the ``--after`` moves) come first, marked as played;
     ``notes`` go before the page's own."""
     from solver.pyramid.model.sentences import verdict_text
-    from solver.pyramid.analysis.replay_page import ReplayPage
+    from solver.pyramid.analysis.replay_page import ReplayPage, reason_cards
     from solver.pyramid.model.outcome import Outcome
 
+    reason = None
     if result.outcome == Outcome.WON:
         line, steps = (LINE_WON if result.optimal else LINE_ANY), list(result.solution)
     elif result.outcome == Outcome.LOST:
@@ -101,20 +102,22 @@ def result_page(title: str, deal, rules, result, played, start_pos, max_states: 
 
         start = None if start_pos is None else packed_position(start_pos)
         part = best_partial(deal, rules, start=start, max_states=max_states, timeout=timeout)
-        notes += (reason_sentence(find_reason(deal, rules, start), result.states),
+        reason = find_reason(deal, rules, start)
+        notes += (reason_sentence(reason, result.states),
                   as_note(partial_sentence(part, len(played))))
         line, steps = LINE_PARTIAL, list(part.line)
     else:
         line, steps = LINE_NONE, []
-    return ReplayPage(deal, rules, title, verdict_text(result), line,
-                      tuple(played) + tuple(steps), first=len(played), notes=notes)
+    return ReplayPage(deal, rules, title, verdict_text(result, len(played)), line,
+                      tuple(played) + tuple(steps), first=len(played), notes=notes,
+                      why_cards=reason_cards(reason))
 
 
 def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
     """The page of ``analyse``: the shortest line and its narrow steps, or the reason and the
     best partial line."""
     from solver.pyramid.model.sentences import partial_sentence, reason_sentence
-    from solver.pyramid.analysis.replay_page import ReplayPage
+    from solver.pyramid.analysis.replay_page import ReplayPage, reason_cards
     from solver.pyramid.model.outcome import Outcome
 
     v = analysis.verdict
@@ -130,7 +133,7 @@ def analysis_page(title: str, deal, rules, analysis, played, verdict: str):
             notes = (reason_sentence(analysis.reason, v.states),) + notes
         line, steps = LINE_PARTIAL, list(analysis.partial.line)
     return ReplayPage(deal, rules, title, verdict, line, tuple(played) + tuple(steps),
-                      first=len(played), notes=notes)
+                      first=len(played), notes=notes, why_cards=reason_cards(analysis.reason))
 
 
 def check_page(title: str, deal, rules, steps, result, losing):

@@ -131,6 +131,25 @@ def render_trace(trace: Trace, events: bool = True) -> str:
     return "\n".join(lines + list(trace.tail))
 
 
+def from_dealer(place: int) -> str:
+    """A place at the table counted from the dealer, clockwise (0 the dealer, 1 the dealer's
+    left, ...), in words: ``the dealer``, ``left of the dealer``, ``2nd left of the dealer``.
+    Reports by place relative to the dealer use these words, never ``seat N``: a seat is a fixed
+    place at the table (0..n-1, as ``--dealer`` and ``show`` count), the same word in every
+    game."""
+    if place == 0:
+        return "the dealer"
+    if place == 1:
+        return "left of the dealer"
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix} left of the dealer"
+
+
+def seat_name(seat: int, dealer: int) -> str:
+    """``seat 2``, or ``seat 2 (dealer)`` for the dealer's seat."""
+    return f"seat {seat}" + (" (dealer)" if seat == dealer else "")
+
+
 COMMON_KEYS = ("game", "seed", "rules")
 """Keys every game's JSON carries (docs/json.md): the canonical name, the seed, the rules object."""
 

@@ -113,13 +113,14 @@ return Array.from(document.querySelectorAll('[data-card]')).map(function (e) {
 
 def shown(driver) -> dict:
     """The cards the page shows, by zone: pyramid {position: card}, stock/waste/removed as lists
-    in slot order; and the sets of covered, highlighted (used next), dead and face-down cards."""
+    in slot order; and the sets of covered, highlighted (used next), dead, face-down cards and
+    those the "Why" note names."""
     out = {"pyramid": {}, "stock": {}, "waste": {}, "removed": {}, "covered": set(),
-           "uses": set(), "dead": set(), "down": set()}
+           "uses": set(), "dead": set(), "down": set(), "why": set()}
     for card, zone, slot, classes in driver.execute_script(READ_CARDS):
         assert slot not in out[zone], (zone, slot)
         out[zone][slot] = card
-        for mark in ("covered", "uses", "dead", "down"):
+        for mark in ("covered", "uses", "dead", "down", "why"):
             if mark in classes.split():
                 out[mark].add(card)
     for zone in ("stock", "waste", "removed"):
@@ -247,6 +248,96 @@ def test_a_lost_deal_and_a_checked_line(browser, tmp_path):
     assert "loses the deal" in browser.find_element(By.ID, "upcoming").text
     assert browser.find_element(By.CSS_SELECTOR, "#moves li.lost").get_attribute(
         "data-move") == "2"
+
+
+FOLD = (1200, 900)
+"""A laptop's screen: the page's controls must be in view there without scrolling."""
+LONG_WHY_SEED = 63
+"""A lost deal whose "Why" note is long (a class_order proof naming 16 cards)."""
+
+
+def in_view(driver, css: str) -> bool:
+    """Whether the element ``css`` lies wholly inside the window, unscrolled."""
+    return driver.execute_script(
+        "var r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth"
+        " && r.width > 0;", css)
+
+
+def test_a_long_why_note_leaves_the_controls_in_view_and_marks_its_cards(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    from solver.pyramid.analysis.reasons import find_reason
+
+    reason = find_reason(deal_from_seed(LONG_WHY_SEED), Rules())
+    named = {format_card(c) for c in (reason.card, *reason.partners)}
+    assert len(reason.text) > 400 and len(named) == 16
+    page = tmp_path / "lost.html"
+    write_page(page, ["solve", "--seed", str(LONG_WHY_SEED)])
+    browser.set_window_size(*FOLD)
+    try:
+        browser.get(page.as_uri())
+        assert browser.execute_script("return innerHeight") <= FOLD[1]
+        assert "Why: " + reason.text in browser.find_element(By.ID, "notes").text
+        for css in ("#start", "#prev", "#counter", "#next", "#end", "#slider", "#table"):
+            assert in_view(browser, css), css
+        for k in (0, 20):  # the marks stay on the cards still in play as the line goes on
+            browser.get(page.as_uri() + f"#step={k}")
+            cards = shown(browser)
+            assert cards["why"] == named - set(cards["removed"]) and cards["why"]
+        key = browser.find_element(By.ID, "why-key")
+        assert key.is_displayed() and set(key.text.split(":")[-1].split()) == named
+    finally:
+        browser.set_window_size(900, 1300)
+    won = tmp_path / "won.html"  # no reason: no card marked, no key
+    write_page(won, ["solve", "--seed", str(SEED)])
+    browser.get(won.as_uri())
+    assert shown(browser)["why"] == set()
+    assert not browser.find_element(By.ID, "why-key").is_displayed()
+
+
+OFF_TABLE = """
+var t = document.getElementById("table").getBoundingClientRect();
+return Array.from(document.querySelectorAll("#table .label, #table .card")).filter(function (e) {
+  var r = e.getBoundingClientRect();
+  return r.left < t.left - 0.5 || r.right > t.right + 0.5 || r.top < t.top - 0.5
+    || r.bottom > t.bottom + 0.5;
+}).map(function (e) { return e.dataset.card || e.textContent; });"""
+"""The labels and cards that reach past the table (the felt's drawing area)."""
+CROSSES = """
+return Array.from(document.querySelectorAll(".card.dead")).map(function (card) {
+  var c = card.getBoundingClientRect(), x = getComputedStyle(card, "::after");
+  var left = c.left + card.clientLeft + parseFloat(x.left), top = c.top + card.clientTop + parseFloat(x.top);
+  var cross = {left: left, top: top, right: left + parseFloat(x.width), bottom: top + parseFloat(x.height)};
+  var idx = card.querySelector(".idx").getBoundingClientRect();
+  var seen = document.elementFromPoint((cross.left + cross.right) / 2, (cross.top + cross.bottom) / 2);
+  return [card.dataset.card, Math.min(cross.right, idx.right) - Math.max(cross.left, idx.left),
+          Math.min(cross.bottom, idx.bottom) - Math.max(cross.top, idx.top), seen === card];
+});"""
+"""Per dead card: how far its cross (the ::after badge) overlaps its rank and suit across and
+down (both positive: they overlap), and whether the cross is what shows at its centre."""
+
+
+@pytest.mark.parametrize("width", [FOLD[0], 420])
+def test_the_removed_label_and_the_dead_card_cross_fit(browser, tmp_path, solve_page, width):
+    lost = tmp_path / "lost.html"
+    write_page(lost, ["solve", "--seed", "9"])
+    path, steps = solve_page
+    browser.set_window_size(width, FOLD[1])
+    try:
+        for page, k in ((path, len(steps)), (lost, 0), (lost, 29)):
+            browser.get("about:blank")  # a fresh load: no card still moving
+            browser.get(f"{page.as_uri()}#step={k}")
+            assert browser.execute_script(OFF_TABLE) == [], (page.name, k)
+            label = browser.execute_script("return document.querySelectorAll('.label')[3]"
+                                           ".textContent")
+            assert label == f"removed {len(shown(browser)['removed'])}"
+        crosses = browser.execute_script(CROSSES)  # seed 9: 6c can never go
+        assert [c[0] for c in crosses] == ["6c"]
+        for card, across, down, seen in crosses:
+            assert min(across, down) <= 0 and seen, (card, across, down, seen)
+    finally:
+        browser.set_window_size(900, 1300)
 
 
 def save_screenshot(out: Path) -> None:

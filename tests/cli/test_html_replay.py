@@ -32,6 +32,7 @@ from solver.pyramid.model.deals import deal_from_seed, format_deal
 from solver.pyramid.analysis.replay_page import (DATA_MARK, TEMPLATE, ReplayPage, dead_cards,
                                         embedded_data, page_data, render_html, template,
                                         write_html)
+from solver.pyramid.analysis.reasons import find_reason
 from solver.pyramid.model.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
 from solver.pyramid.model.replay import Position, format_step, parse_solution
 from solver.pyramid.model.rules import PRESETS, Rules, find_rules
@@ -162,7 +163,7 @@ def test_solve_page_holds_the_solution_and_the_checker_positions(tmp_path):
     assert data["deal"] == format_deal(deal_from_seed(32))
     check_positions(data, deal_from_seed(32), Rules(), steps)
     assert data["positions"][-1]["pyramid"] == [None] * PYRAMID_CARDS  # the line wins
-    assert (data["first"], data["marked"], data["notes"]) == (0, None, [])
+    assert (data["first"], data["marked"], data["notes"], data["why_cards"]) == (0, None, [], [])
 
 
 def test_golden_solve_page_data(tmp_path):
@@ -175,6 +176,9 @@ def test_golden_lost_page_data(tmp_path):
     data = embedded_data(html_of(["solve", "--seed", "9"], tmp_path, code=1))
     assert data["notes"][0].startswith("Why: ") and data["line"] == "The best partial line"
     assert all(p["dead"] for p in data["positions"])  # 6c stays dead all along
+    reason = find_reason(deal_from_seed(9), Rules())  # "6c can never go: every 7 left ..."
+    assert data["why_cards"] == ["6c", "7s", "7c", "7h", "7d"] == [
+        format_card(c) for c in (reason.card, *reason.partners)]
     check_positions(data, deal_from_seed(9), Rules(),
                     parse_solution(" ".join(s["notation"] for s in data["steps"])))
     check_golden("html_solve_seed9_lost.txt", data)
@@ -185,6 +189,7 @@ def test_analyse_page_of_a_lost_deal_shows_the_same_line(tmp_path):
     analyse = embedded_data(html_of(["analyse", "--seed", "9", "--playouts", "0", "-q"],
                                     tmp_path, "a.html", code=1))
     assert analyse["steps"] == solve["steps"] and analyse["notes"] == solve["notes"]
+    assert analyse["why_cards"] == solve["why_cards"] != []
 
 
 def test_analyse_page_of_a_won_deal_shows_the_line_and_its_narrow_steps(tmp_path):
@@ -207,6 +212,7 @@ def test_hint_page_of_a_lost_deal_shows_the_partial_line(tmp_path):
     data = embedded_data(html_of(["hint", "--seed", "9"], tmp_path, code=1))
     solve = embedded_data(html_of(["solve", "--seed", "9"], tmp_path, "s.html", code=1))
     assert data["steps"] == solve["steps"] and data["notes"] == solve["notes"]
+    assert data["why_cards"] == solve["why_cards"] != []
 
 
 def test_check_page_marks_the_move_that_lost(tmp_path):
@@ -232,6 +238,13 @@ def test_check_page_of_an_illegal_line_stops_before_the_illegal_move(tmp_path):
 def test_hint_page_starts_after_the_moves_played(tmp_path):
     data = embedded_data(html_of(["hint", "--seed", "32", "--after", "Js+2d 9d+4c"], tmp_path))
     assert data["first"] == 2
+    # The page counts moves from the deal's start ("move 2 of 35"), the search from the hint's
+    # position: the verdict says which count is which (it said "minimum 33 moves").
+    assert data["verdict"] == "Winnable: 33 more moves after move 2 (the minimum; 35 in all)."
+    assert len(data["steps"]) == 35
+    analyse = embedded_data(html_of(["analyse", "--seed", "32", "--after", "Js+2d 9d+4c",
+                                     "--playouts", "0", "-q"], tmp_path, "a.html"))
+    assert analyse["verdict"] == data["verdict"]
     assert [s["played"] for s in data["steps"][:3]] == [True, True, False]
     assert data["notes"][0].startswith("The hint, move 3: ")
     check_positions(data, deal_from_seed(32), Rules(),

@@ -5,6 +5,7 @@ JSON keys, and ``run_chunk`` + ``summarise`` giving what ``simulate`` gives."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -23,6 +24,9 @@ from solver.games.base import (ANALYSE, COMMANDS, SHOW, SIMULATE, Option, Trace,
 NAMES = sorted(GAMES)
 SEED = 7
 RUN_GAMES = 3
+PLAYER_NUMBER = re.compile(r"\b[Pp]layers? \d|\bp\d (?:[2-9TJQKA][cdhs]|RJ)\b")
+"""A table position called a player (``player 0``, ``players 0..2``, ``p1 Js``): every game
+calls it a seat (``seat 0``), as Hearts and Duizenden always did."""
 
 
 def invoke(*args):
@@ -196,3 +200,22 @@ def test_analyse_json_through_the_generic_command(name):
     assert r.exit_code == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["game"] == name and d["seed"] == SEED and isinstance(d["rules"], dict)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_game_calls_a_place_at_the_table_a_seat(name):
+    """One word for one thing: ``seat N`` is a fixed place at the table in every game's text;
+    a place counted from the dealer is said in words (``left of the dealer``)."""
+    commands = [("show", "--seed", SEED), ("simulate", "--games", RUN_GAMES, "--seed", SEED)]
+    if ANALYSE in GAMES[name].commands:
+        commands.append(("analyse", "--trials", 5, "--seed", SEED))
+    for command, *args in commands:
+        r = invoke(command, name, *args, "-j", 1, "-q") if command != "show" else \
+            invoke(command, name, *args)
+        assert r.exit_code == 0, r.stderr
+        assert not PLAYER_NUMBER.search(r.stdout), (command, PLAYER_NUMBER.search(r.stdout))
+        if command == "show":
+            assert "seat 0" in r.stdout
+    # The pattern finds what Old Maid and One Card printed before.
+    for old in ("  player 0 (dealer)  12 cards", "trick  1: p1 Js, p2 As", "players 0..2"):
+        assert PLAYER_NUMBER.search(old)

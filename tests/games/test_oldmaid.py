@@ -173,9 +173,9 @@ def test_player_left_of_dealer_starts_and_draws_from_their_left():
 
 
 def test_forced_game_turn_goes_to_player_drawn_from_and_safe_players_are_skipped():
-    # Dealer 0. Player 1 starts and draws 3d from player 2 (its only card): a pair, player 2 is
-    # safe. The turn would go to player 2: skipped to player 3, who draws 4d from player 0 (next
-    # on the left): a pair, players 3 and 0 are safe. Player 1 is left with the queen.
+    # Dealer 0. Seat 1 starts and draws 3d from seat 2 (its only card): a pair, seat 2 is
+    # safe. The turn would go to seat 2: skipped to seat 3, who draws 4d from seat 0 (next
+    # on the left): a pair, seats 3 and 0 are safe. Seat 1 is left with the queen.
     g = play_hands(hands_of("4d", "3c Qh", "3d", "4c"), dealer=0, seed=123)
     assert [(d, s, format_card(c), p) for d, s, c, p in g.log.tolist()] == [
         (1, 2, "3d", 1), (3, 0, "4d", 1)]
@@ -183,7 +183,7 @@ def test_forced_game_turn_goes_to_player_drawn_from_and_safe_players_are_skipped
 
 
 def test_draws_skip_a_safe_player_as_the_one_drawn_from():
-    # Player 2 has no cards: player 1 draws from player 3.
+    # Seat 2 has no cards: seat 1 draws from seat 3.
     for seed in range(50):
         g = play_hands(hands_of("8d", "5c Qh", "", "5d 8c"), dealer=0, seed=seed)
         assert tuple(g.log[0][:2]) == (1, 3)
@@ -192,15 +192,15 @@ def test_draws_skip_a_safe_player_as_the_one_drawn_from():
 
 
 def test_starter_with_no_cards_is_skipped():
-    # Dealer 0; player 1 discards everything and is safe: player 2 starts, drawing from player 0.
+    # Dealer 0; seat 1 discards everything and is safe: seat 2 starts, drawing from seat 0.
     g = play_hands(hands_of("5c Qh", "9c 9d", "5d"), dealer=0, seed=4)
     assert tuple(g.log[0][:2]) == (2, 0)
     replay_check(g)
 
 
 def test_a_match_is_discarded_at_once_otherwise_the_card_stays():
-    # Two players, dealer 0: player 1 draws from player 0 ({5d, Qh}). 5d pairs with 5c;
-    # Qh stays in player 1's hand and the turn passes to player 0.
+    # Two players, dealer 0: seat 1 draws from seat 0 ({5d, Qh}). 5d pairs with 5c;
+    # Qh stays in seat 1's hand and the turn passes to seat 0.
     seen = Counter()
     for seed in range(200):
         g = play_hands(hands_of("5d Qh", "5c"), dealer=0, seed=seed)

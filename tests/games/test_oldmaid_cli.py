@@ -30,8 +30,8 @@ def test_simulate_text_report():
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     assert "3 players" in out and "3000 games, seed 4" in out
-    for seat in ("seat 0 (dealer)", "seat 1", "seat 2"):
-        assert seat in out
+    for place in ("  the dealer ", "  left of the dealer ", "  2nd left of the dealer "):
+        assert place in out
     assert "95% Wilson interval" in out and "Game length in draws: mean" in out
     assert "p50" in out and "#" in out
     assert r.stderr == ""  # --quiet: no progress bar
@@ -86,8 +86,8 @@ def test_show_prints_deal_discards_and_game():
     out = r.stdout
     assert "Dealt (one card at a time from the dealer's left):" in out
     assert "After the pair discards:" in out and "Play:" in out
-    assert f"Player {g.loser} (" in out and f"loses after {g.draws} draws" in out
-    assert len([ln for ln in out.splitlines() if " draws " in ln and "from player" in ln]) \
+    assert f"Seat {g.loser} (" in out and f"loses after {g.draws} draws" in out
+    assert len([ln for ln in out.splitlines() if " draws " in ln and "from seat" in ln]) \
         == g.draws
     short = run("show", "old-maid", "--seed", 3, "--no-draws")
     assert "Play:" not in short.stdout and "After the pair discards:" in short.stdout
@@ -120,6 +120,7 @@ def test_analyse_text_and_json():
     assert "Hands after the pair discards:" in r.stdout
     assert "3000 random-play trials of this deal" in r.stdout
     assert "seat 0 (dealer)" in r.stdout and "seat 1" in r.stdout
+    assert "the dealer (seat 0)" in r.stdout and "left of the dealer (seat 1)" in r.stdout
     j = run("analyse", "old-maid", "--seed", 5, "-p", 2, "--trials", 3000, "-q", "-j", 1, "--json")
     res = json.loads(j.stdout)
     assert res["trials"] == 3000 and sum(d["losses"] for d in res["loss"]) == 3000
@@ -139,3 +140,32 @@ def test_seed_defaults_to_0_and_the_old_spelling_still_works():
         assert default.exit_code == 0, default.stderr
         assert json.loads(default.stdout)["seed"] == 0
         assert default.stdout == run(cmd[0], "oldmaid", *cmd[1:], "--seed", 0, "--json").stdout
+
+
+def test_analyse_names_seats_and_places_from_the_dealer_apart():
+    """With dealer 2 of 4 a hand line named both 'seat 0 (dealer)' (the place from the dealer)
+    and 'player 2' (the seat): now seats are seats, and a place from the dealer is said in
+    words with its seat."""
+    r = run("analyse", "old-maid", "--seed", 5, "-p", 4, "--dealer", 2, "--trials", 500, "-q",
+            "-j", 1)
+    assert r.exit_code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith("4 players, dealer seat 2")
+    hands = lines[lines.index("Hands after the pair discards:") + 1:][:4]
+    assert [h.split()[:2] for h in hands] == [["seat", "2"], ["seat", "3"], ["seat", "0"],
+                                              ["seat", "1"]]
+    assert hands[0].startswith("  seat 2 (dealer) ") and "player " not in r.stdout
+    places = [line.split("  ")[1] for line in lines if " of the dealer (seat " in line
+              or line.startswith("  the dealer (seat ")]
+    assert places == ["the dealer (seat 2)", "left of the dealer (seat 3)",
+                      "2nd left of the dealer (seat 0)", "3rd left of the dealer (seat 1)"]
+
+
+def test_show_calls_the_seats_seats():
+    r = run("show", "old-maid", "--seed", 42, "--players", 4, "--dealer", 1)
+    assert r.exit_code == 0, r.stderr
+    assert "dealer seat 1" in r.stdout and "  seat 1 (dealer) " in r.stdout
+    assert "player " not in r.stdout.lower()
+    assert r.stdout.splitlines()[-1].startswith("Seat ")
+    assert " of the dealer) holds the Old Maid" in r.stdout or \
+        "(the dealer) holds the Old Maid" in r.stdout

@@ -20,10 +20,10 @@ def test_simulate_text_report():
     assert r.exit_code == 0, r.stderr
     out = r.stdout
     assert out.startswith("One Card: 3 players, 8 cards each, bids 7..15, joker RJ, game to 30")
-    for label in ("seat 0 (dealer)", "seat 1 (left)", "seat 2", "Bidder makes the bid:",
-                  "Nobody bids:", "Game length in rounds:", "500 games"):
+    for label in ("\nthe dealer ", "\nleft of the dealer ", "\n2nd left of the dealer ",
+                  "Bidder makes the bid:", "Nobody bids:", "Game length in rounds:", "500 games"):
         assert label in out
-    assert "seat 3" not in out
+    assert "3rd left" not in out and "seat" not in out
     assert r.stderr == ""
 
 
@@ -59,10 +59,10 @@ def test_show_prints_the_deal_and_the_round_trick_by_trick():
     assert r.exit_code == 0, r.stderr
     lines = r.stdout.splitlines()
     log = first_round(1, 4)
-    assert f"Dealer: player {log.dealer}; players 0..3 clockwise" in lines
+    assert f"Dealer: seat {log.dealer}; seats 0..3 clockwise" in lines
     assert sum(line.strip().startswith("trick") for line in lines) == 6
     assert "one card (face down)" in r.stdout
-    assert lines[-1].startswith("Round scores: player 0 ")
+    assert lines[-1].startswith("Round scores: seat 0 ")
 
 
 def test_show_golden_round():
@@ -70,14 +70,14 @@ def test_show_golden_round():
     r = run("show", "one-card", "--seed", "1", "--players", "4")
     tricks = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("trick")]
     assert tricks == [
-        "trick  1: p1 Js, p2 As, p3 Ks, p0 RJ  -> player 2  (trump: spades)",
-        "trick  2: p2 Qc, p3 9c, p0 Tc, p1 Kc  -> player 1",
-        "trick  3: p1 Td, p2 Jd, p3 Qd, p0 Qs  -> player 0",
-        "trick  4: p0 9s, p1 Jc, p2 Ts, p3 9d  -> player 2",
-        "trick  5: p2 Qh, p3 Ah, p0 Kh, p1 Th  -> player 3",
-        "trick  6: p3 9h, p0 Ac, p1 Kd, p2 Ad  -> player 3",
+        "trick  1: s1 Js, s2 As, s3 Ks, s0 RJ  -> seat 2  (trump: spades)",
+        "trick  2: s2 Qc, s3 9c, s0 Tc, s1 Kc  -> seat 1",
+        "trick  3: s1 Td, s2 Jd, s3 Qd, s0 Qs  -> seat 0",
+        "trick  4: s0 9s, s1 Jc, s2 Ts, s3 9d  -> seat 2",
+        "trick  5: s2 Qh, s3 Ah, s0 Kh, s1 Th  -> seat 3",
+        "trick  6: s3 9h, s0 Ac, s1 Kd, s2 Ad  -> seat 3",
     ]
-    assert "Player 1 falls short of the bid of 15." in r.stdout
+    assert "Seat 1 falls short of the bid of 15." in r.stdout
     # The bid limit is in the rules line once, not repeated after the winning bid.
     assert "is the highest bid" not in r.stdout
 

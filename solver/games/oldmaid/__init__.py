@@ -33,12 +33,12 @@ OPTIONS = (
 
 GAME = base.declare(
     report, name=report.GAME_NAME, title="Old Maid", aliases=("oldmaid",), options=OPTIONS,
-    help={SIMULATE: "Random-play Old Maid: loss probability per seat and the game length, from "
+    help={SIMULATE: "Random-play Old Maid: loss probability by place from the dealer and the game length, from "
                     "a seed.\n\nGame i of the run is dealt by seat i mod PLAYERS and takes all its "
                     "randomness (deal and draws) from stream i of the seed, so results do not "
                     "depend on --jobs.",
           SHOW: "Print an Old Maid deal, the hands after the pair discards, and its random-play "
                 "game.",
-          ANALYSE: "Each player's chance of losing one particular deal, the draws random over "
+          ANALYSE: "Each seat's chance of losing one particular deal, the draws random over "
                    "many trials."},
 )

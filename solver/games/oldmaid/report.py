@@ -10,7 +10,7 @@ import numpy as np
 
 from solver.core.cards import card_rank, format_card, is_red
 from solver.core.stats import fmt_mean, fmt_p, histogram, text_histogram
-from solver.games.base import Trace
+from solver.games.base import Trace, from_dealer, seat_name
 
 if TYPE_CHECKING:
     from solver.games.oldmaid.engine import OldMaidGame, OldMaidRules
@@ -64,8 +64,10 @@ def simulate(rules: OldMaidRules, seed: int, games: int, jobs: int | None, progr
     return sim.simulate(seed, games, players, rules, jobs=jobs, progress=progress)
 
 
-def seat_label(seat: int) -> str:
-    return "seat 0 (dealer)" if seat == 0 else f"seat {seat}"
+def hand_lines(hands, dealer: int) -> list[str]:
+    """One line per seat: its hand (card ids), sorted, with its size."""
+    return [f"  {seat_name(p, dealer):<16} {len(h):>2} cards: {hand_text(h)}"
+            for p, h in enumerate(hands)]
 
 
 def hand_text(cards) -> str:
@@ -87,11 +89,16 @@ def length_report(d: dict) -> list[str]:
     return lines
 
 
-def loss_report(loss: list[dict]) -> list[str]:
-    lines = ["Loss probability by seat (relative to the dealer; 1 = dealer's left), "
-             "95% Wilson interval:"]
-    for d in loss:
-        lines.append(f"  {seat_label(d['seat']):<16} {fmt_p(d)}   {d['losses']} losses")
+def loss_report(loss: list[dict], dealer: int | None = None) -> list[str]:
+    """The loss rates by place from the dealer (``loss[i]["seat"]``: 0 the dealer, 1 left of
+    the dealer, ...); with ``dealer``, the seat of one deal each place is."""
+    lines = ["Loss probability by place from the dealer (clockwise), 95% Wilson interval:"]
+    places = [from_dealer(d["seat"]) for d in loss]
+    if dealer is not None:
+        places = [f"{p} (seat {(d['seat'] + dealer) % len(loss)})" for p, d in zip(places, loss)]
+    width = max(map(len, places))
+    for place, d in zip(places, loss):
+        lines.append(f"  {place:<{width}}  {fmt_p(d)}   {d['losses']} losses")
     return lines
 
 
@@ -122,19 +129,19 @@ def game_json(g: OldMaidGame) -> dict:
 
 
 def draw_lines(g: OldMaidGame) -> list[str]:
-    """One line per draw: who draws what from whom, pairs discarded, players safe."""
+    """One line per draw: which seat draws what from which, pairs discarded, seats safe."""
     lines = []
     sizes = [len(h) for h in g.hands]
     for k, (drawer, src, card, paired) in enumerate(g.log.tolist(), start=1):
         sizes[src] -= 1
         sizes[drawer] += -1 if paired else 1
-        line = f"  {k:>4}. player {drawer} draws {format_card(card)} from player {src}"
+        line = f"  {k:>4}. seat {drawer} draws {format_card(card)} from seat {src}"
         if paired:
             colour = ("red " if is_red(card) else "black ") if g.rules.colour else ""
             line += f": a pair of {colour}{RANK_WORDS[card_rank(card)]} discarded"
         safe = [p for p in dict.fromkeys((drawer, src)) if sizes[p] == 0]
         if safe and sum(sizes) > 1:
-            line += "; " + ", ".join(f"player {p} is safe" for p in safe)
+            line += "; " + ", ".join(f"seat {p} is safe" for p in safe)
         lines.append(line)
     return lines
 
@@ -153,18 +160,15 @@ def trace(rules: OldMaidRules, seed: int, players: int, game_index: int | None =
     else:
         g = simulation_game(seed, game_index, players, rules)
 
-    def who(p: int) -> str:
-        return f"player {p}" + (" (dealer)" if p == g.dealer else "")
-
     top = f"Old Maid, seed {seed}"
     if game_index is not None:
         top += f", game {game_index} of the simulation run"
-    head = [f"{top}, {players} players, dealer player {g.dealer}", rules.describe(),
+    head = [f"{top}, {players} players, dealer seat {g.dealer}", rules.describe(),
             "Dealt (one card at a time from the dealer's left):"]
-    head += [f"  {who(p):<18} {len(h):>2} cards: {hand_text(h)}" for p, h in enumerate(g.dealt)]
+    head += hand_lines(g.dealt, g.dealer)
     head.append("After the pair discards:")
-    head += [f"  {who(p):<18} {len(h):>2} cards: {hand_text(h)}" for p, h in enumerate(g.hands)]
-    tail = (f"Player {g.loser} ({seat_label(g.loser_seat)}) holds the Old Maid "
+    head += hand_lines(g.hands, g.dealer)
+    tail = (f"Seat {g.loser} ({from_dealer(g.loser_seat)}) holds the Old Maid "
             f"{format_card(g.last_card)} and loses after {g.draws} draws.",)
     record = game_json(g)
     return Trace(GAME_NAME, seed, record["rules"], tuple(head), tuple(draw_lines(g)), tail,
@@ -183,14 +187,14 @@ def analyse(rules: OldMaidRules, seed: int, trials: int, jobs: int | None, progr
 
 def render_analysis(res: dict, rules: OldMaidRules) -> str:
     """``analyse old-maid`` as text."""
-    lines = [f"Old Maid deal seed {res['seed']}, {res['players']} players, dealer player "
+    lines = [f"Old Maid deal seed {res['seed']}, {res['players']} players, dealer seat "
              f"{res['dealer']}", rules.describe(), "Hands after the pair discards:"]
-    for h in res["hands"]:
+    for h in res["hands"]:  # "player": the seat; "seat": the place from the dealer (JSON keys)
         cards = h["cards"]
-        lines.append(f"  {seat_label(h['seat']):<16} player {h['player']}  {len(cards):>2} cards: "
+        lines.append(f"  {seat_name(h['player'], res['dealer']):<16} {len(cards):>2} cards: "
                      + (" ".join(cards) or "-"))
     lines += ["", f"{res['trials']} random-play trials of this deal", ""]
-    lines += loss_report(res["loss"])
+    lines += loss_report(res["loss"], res["dealer"])
     lines.append("")
     lines += length_report(res["draws"])
     return "\n".join(lines)

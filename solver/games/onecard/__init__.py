@@ -17,8 +17,8 @@ OPTIONS = (
 
 GAME = base.declare(
     report, name=report.GAME_NAME, title="One Card", aliases=("onecard",), options=OPTIONS,
-    help={SIMULATE: "Random-play One Card games to 30: win rate per seat, points per round, bids "
-                    "made, rounds without a bid and game length, with 95% intervals.\n\nGame i "
+    help={SIMULATE: "Random-play One Card games to 30: win rate, points per round and bids "
+                    "made by place from the dealer, rounds without a bid and game length, with 95% intervals.\n\nGame i "
                     "takes everything (its first dealer, every deal, bid, card and switch) from "
                     "stream i of the seed, so the results do not depend on --jobs.",
           SHOW: "Print a One Card deal and one random-play round trick by trick: the first round "

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from solver.core.cards import format_card
 from solver.core.stats import fmt_figure, fmt_mean, fmt_p
-from solver.games.base import Trace
+from solver.games.base import Trace, from_dealer, seat_name
 
 if TYPE_CHECKING:
     from solver.games.onecard.engine import OneCardRules
@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 GAME_NAME = "one-card"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+PLACE_WIDTH = 23
+"""The width of the place column of ``simulate one-card`` (``2nd left of the dealer``)."""
 BIDS_PER_LINE = 5
 """The made-bid rates by winning bid are printed this many to a line (two lines)."""
 
@@ -53,10 +55,6 @@ def simulate(rules: OneCardRules, seed: int, games: int, jobs: int | None,
     return run(seed, games, rules.players, rules.joker, jobs=jobs, progress=progress)
 
 
-def seat_label(rel: int) -> str:
-    return {0: "seat 0 (dealer)", 1: "seat 1 (left)"}.get(rel, f"seat {rel}")
-
-
 def hand_text(cards, joker: int) -> str:
     """Cards by suit, highest (uptown) first, the joker last."""
     from solver.games.onecard.engine import UPTOWN_STRENGTH
@@ -70,12 +68,13 @@ def render_summary(res: dict, rules: OneCardRules) -> str:
     lines = [f"One Card: {rules.describe()}",
              f"{res['games']} games, {res['rounds']} rounds, seed {res['seed']}; random play "
              "(every bid, card and downtown switch uniform among the legal choices)",
-             "95% intervals. Win rate by seat relative to the game's first dealer; points and "
-             "bids by seat relative to the round's dealer (seat 1 = the dealer's left).", "",
-             f"{'':<16} {'win rate':<26} {'points per round':<24} {'wins the bid':<26} "
-             "makes the bid"]
-    for s in res["seats"]:
-        lines.append(f"{seat_label(s['seat']):<16} {fmt_p(s['win_rate']):<26} "
+             "95% intervals, by place from the dealer (clockwise): the win rate from the game's "
+             "first dealer, points and bids from the round's dealer (left of the dealer bids "
+             "first).", "",
+             f"{'':<{PLACE_WIDTH}} {'win rate':<26} {'points per round':<24} "
+             f"{'wins the bid':<26} makes the bid"]
+    for s in res["seats"]:  # "seat": the place from the dealer (the JSON key)
+        lines.append(f"{from_dealer(s['seat']):<{PLACE_WIDTH}} {fmt_p(s['win_rate']):<26} "
                      f"{fmt_mean(s['points_per_round']):<24} {fmt_p(s['bids_won']):<26} "
                      f"{fmt_p(s['bid_made'])}")
     lines += ["", f"Bidder makes the bid:     {fmt_p(res['bid_made'])}  "
@@ -93,17 +92,13 @@ def render_summary(res: dict, rules: OneCardRules) -> str:
     return "\n".join(lines)
 
 
-def who(seat: int, log: RoundLog) -> str:
-    return f"player {seat}" + (" (dealer)" if seat == log.dealer else "")
-
-
 def trick_lines(log: RoundLog) -> list[str]:
     """One line per trick: the cards in play order, the winner, the joker's fate."""
     joker = log.rules.joker_card
     lines = []
     for t, trick in enumerate(log.tricks, start=1):
-        plays = ", ".join(f"p{s} {format_card(c)}" for s, c in trick["cards"])
-        line = f"  trick {t:>2}: {plays}  -> player {trick['winner']}"
+        plays = ", ".join(f"s{s} {format_card(c)}" for s, c in trick["cards"])
+        line = f"  trick {t:>2}: {plays}  -> seat {trick['winner']}"
         if t == 1 and log.trump >= 0:
             line += f"  (trump: {SUIT_NAMES[log.trump]})"
         if trick["switch"]:
@@ -122,25 +117,26 @@ def trace(rules: OneCardRules, seed: int, game_index: int = 0) -> Trace:
     joker = log.rules.joker_card
     head = [f"One Card, seed {log.seed} (game {log.game}, round 1 of 'simulate one-card --seed "
             f"{log.seed}'): {log.rules.describe()}",
-            f"Dealer: player {log.dealer}; players 0..{log.rules.players - 1} clockwise",
+            f"Dealer: seat {log.dealer}; seats 0..{log.rules.players - 1} clockwise",
             "Hands:"]
-    head += [f"  {who(s, log):<20} {hand_text(h, joker)}" for s, h in enumerate(log.hands)]
+    head += [f"  {seat_name(s, log.dealer):<20} {hand_text(h, joker)}"
+             for s, h in enumerate(log.hands)]
     head += [f"  one card (face down)  {format_card(log.one_card)}",
              "Bidding (from the dealer's left):"]
-    head += [f"  player {s} " + (f"bids {b}" if b else "passes") for s, b in log.bids]
+    head += [f"  seat {s} " + (f"bids {b}" if b else "passes") for s, b in log.bids]
     if log.bidder >= 0:
-        head.append(f"Player {log.bidder} wins the bid with {log.bid} and leads; the suit led "
+        head.append(f"Seat {log.bidder} wins the bid with {log.bid} and leads; the suit led "
                     "is trump.")
     else:
-        head.append(f"Nobody bids: no trumps, uptown; player {log.leader} leads.")
+        head.append(f"Nobody bids: no trumps, uptown; seat {log.leader} leads.")
     last = log.tricks[-1]["winner"]
-    tail = [f"The one card {format_card(log.one_card)} goes to player {last} "
+    tail = [f"The one card {format_card(log.one_card)} goes to seat {last} "
             "(winner of the last trick).",
-            "Captured points: " + ", ".join(f"player {s} {p}" for s, p in enumerate(log.captured))]
+            "Captured points: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(log.captured))]
     if log.bidder >= 0:
         verdict = "makes" if log.made else "falls short of"
-        tail.append(f"Player {log.bidder} {verdict} the bid of {log.bid}.")
-    tail.append("Round scores: " + ", ".join(f"player {s} {p}" for s, p in enumerate(log.scored)))
+        tail.append(f"Seat {log.bidder} {verdict} the bid of {log.bid}.")
+    tail.append("Round scores: " + ", ".join(f"seat {s} {p}" for s, p in enumerate(log.scored)))
     record = {"game": GAME_NAME, **log.to_dict()}
     return Trace(GAME_NAME, log.seed, record["rules"], tuple(head), tuple(trick_lines(log)),
                  tuple(tail), record)

@@ -58,7 +58,8 @@ class ReplayPage:
     unless its URL names a step (``#step=N``). ``marked`` is the 1-based number of the move that
     lost the deal (``check``), or None. ``line`` names the line (``A minimum-move solution``),
     ``verdict`` is the command's one-line verdict, ``notes`` more sentences (a loss reason, the
-    best partial result, ...).
+    best partial result, ...). ``why_cards`` are the cards (card ids) the loss reason among the
+    notes names (``reason_cards``), marked on the board.
     """
 
     deal: object
@@ -70,6 +71,7 @@ class ReplayPage:
     first: int = 0
     marked: int | None = None
     notes: tuple[str, ...] = ()
+    why_cards: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
@@ -80,6 +82,12 @@ class ReplayPage:
         if self.marked is not None and not 1 <= self.marked <= len(self.steps):
             raise ValueError(f"marked must be a move number 1 .. {len(self.steps)}, not "
                              f"{self.marked}")
+
+
+def reason_cards(reason) -> tuple[int, ...]:
+    """The cards a loss reason (``reasons.LossReason``, or None) names: its card, then the
+    partners its proof is about; none without a reason."""
+    return () if reason is None else (reason.card, *reason.partners)
 
 
 def dead_cards(pos: Position) -> list[int]:
@@ -143,6 +151,7 @@ def page_data(page: ReplayPage) -> dict:
             "deal": " ".join(format_card(int(c)) for c in pos.deal),
             "rules": page.rules.to_dict(), "rules_text": page.rules.describe(),
             "verdict": page.verdict, "line": page.line, "notes": list(page.notes),
+            "why_cards": [format_card(int(c)) for c in page.why_cards],
             "first": page.first, "marked": page.marked,
             "steps": [step_data(e, page.first) for e in explained], "positions": positions}
 

@@ -31,16 +31,26 @@ def deal_title(ident: dict) -> str:
     return "Deal"
 
 
-def verdict_text(result) -> str:
-    """One line: winnable in how many moves, not winnable, or unknown and which limit hit."""
+def verdict_text(result, played: int = 0) -> str:
+    """One line: winnable in how many moves, not winnable, or unknown and which limit hit.
+
+    ``played``: the moves given before the position searched (``--after``). The counts are
+    from that position, so a page that numbers its moves from the deal's start ("move 2 of 35")
+    says so: ``33 more moves after move 2 (the minimum; 35 in all)``."""
     from solver.pyramid.model.outcome import Outcome
 
+    after = f" after move {played}" if played else ""
+    if result.outcome == Outcome.WON and played:
+        kind = "the minimum; " if result.optimal else "not proven the shortest; "
+        return (f"Winnable: {plural(result.moves, 'more move')}{after} "
+                f"({kind}{result.moves + played} in all).")
     if result.outcome == Outcome.WON:
         kind = "minimum" if result.optimal else "a winning line of"
         return f"Winnable: {kind} {result.moves} moves."
     if result.outcome == Outcome.LOST:
         return "Not winnable."
-    bound = f" (at least {result.lower_bound} moves)" if result.lower_bound is not None else ""
+    bound = "" if result.lower_bound is None else (
+        f" (at least {result.lower_bound} {'more ' if played else ''}moves{after})")
     return f"Unknown ({LIMIT_TEXT[result.reason]}){bound}."
 
 
