@@ -141,6 +141,17 @@ class PartialWorkspace:
         ws.reset_nodes(NODES)
         return ws
 
+    def max_arrays(self, regs: np.ndarray) -> pk.MaxArrays:
+        """The arrays of ``max_search`` now (the table may have grown), with ``regs``."""
+        return pk.MaxArrays(self.table, self.states, self.moves, self.counts, self.path, regs,
+                            self.found)
+
+    def fewest_arrays(self, regs: np.ndarray) -> pk.FewestArrays:
+        """The arrays of ``fewest_search`` now (they may have grown), with ``regs``."""
+        nd = self.nodes
+        return pk.FewestArrays(nd["keys"], nd["parent"], nd["gs"], nd["mv"], nd["index"],
+                               nd["e_node"], nd["e_next"], self.head, regs, self.buf)
+
     def reset_table(self) -> None:
         if len(self.table) > 1 << (TABLE_BITS + 4):
             self.table = np.zeros(1 << TABLE_BITS, np.uint64)
@@ -257,8 +268,7 @@ def _run_max(ws, tabs, rule, free: bool, begin, regs, budget: _Budget):
         if cap < 0:
             reason = REASON_STATES
             break
-        status = pk.max_search(tabs, rule, free, begin, cap, SLICE,
-                               ws.table, ws.states, ws.moves, ws.counts, ws.path, regs, ws.found)
+        status = pk.max_search(tabs, rule, free, begin, cap, SLICE, ws.max_arrays(regs))
         if status == pk.GROW_TABLE:
             if not ws.grow_table():
                 reason = REASON_MEMORY
@@ -338,10 +348,7 @@ def _fewest_line(ws, deal, tabs, rule, begin, target: int, budget: _Budget):
         cap = budget.left()
         if cap < 0:
             return None, REASON_STATES
-        nd = ws.nodes
-        status = pk.fewest_search(tabs, rule, begin, cap, SLICE, nd["keys"], nd["parent"],
-                                  nd["gs"], nd["mv"], nd["index"], nd["e_node"], nd["e_next"],
-                                  ws.head, regs, ws.buf)
+        status = pk.fewest_search(tabs, rule, begin, cap, SLICE, ws.fewest_arrays(regs))
         if status == pk.GROW_NODES:
             if not ws.grow_nodes():
                 return None, _spend(budget, regs, REASON_MEMORY)

@@ -28,6 +28,8 @@ fewest moves under goal "pyramid" a king on the waste or stock top is offered, n
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -132,12 +134,48 @@ def _apply(state, m, rule, free):
     return _norm(apply_concrete(state, m), rule)
 
 
+class MaxArrays(NamedTuple):
+    """The arrays ``max_search`` keeps between calls (``PartialWorkspace.max_arrays``)."""
+
+    table: np.ndarray
+    """The visited table (uint64 keys, 0 = empty)."""
+    states: np.ndarray
+    moves: np.ndarray
+    counts: np.ndarray
+    """The depth-first stack: positions, their moves, (generated, tried) per depth."""
+    path: np.ndarray
+    """The best line's moves."""
+    regs: np.ndarray
+    """The search's registers (``R_*``)."""
+    found: np.ndarray
+    """The end positions collected (an open-addressing table)."""
+
+
+class FewestArrays(NamedTuple):
+    """The arrays ``fewest_search`` keeps between calls (``PartialWorkspace.fewest_arrays``)."""
+
+    keys: np.ndarray
+    parent: np.ndarray
+    gs: np.ndarray
+    mv: np.ndarray
+    """The nodes: position, parent node, moves from the start, the move that reached it."""
+    index: np.ndarray
+    """The nodes' hash index (``solver.core.hashing.find``)."""
+    e_node: np.ndarray
+    e_next: np.ndarray
+    head: np.ndarray
+    """The open list: one LIFO list per f-value (``head[f]``) of entries ``e_node``/``e_next``."""
+    regs: np.ndarray
+    """The search's registers (``A_*``)."""
+    buf: np.ndarray
+    """One position's moves."""
+
+
 @njit(cache=True)
-def max_search(tabs, rule, free, start, max_states, slice_states, table, states, moves, counts,
-               path, regs, found):
+def max_search(tabs, rule, free, start, max_states, slice_states, arrays):
     """Depth-first branch and bound for the largest count from ``start`` (see the module
-    docstring), resumable: ``regs`` (``R_*``) and the stack arrays (``states``, ``moves``,
-    ``counts``) keep the search between calls. ``regs[R_BOUND]`` must hold the bound that ends
+    docstring), resumable: ``arrays`` (``MaxArrays``: the registers ``regs``, ``R_*``, and the
+    stack arrays ``states``, ``moves``, ``counts``) keep the search between calls. ``regs[R_BOUND]`` must hold the bound that ends
     it. The best line's moves are in ``path[:regs[R_BEST_LEN]]`` (free-stock moves when
     ``free``). Returns ``DONE``, ``PAUSED``, ``LIMIT`` or ``GROW_TABLE`` (double ``table``,
     re-insert its keys, call again).
@@ -148,6 +186,8 @@ def max_search(tabs, rule, free, start, max_states, slice_states, table, states,
     goal "all" its stock bits, tagged with ``FREE_TAG`` to be non-zero) go into the
     open-addressing table ``found`` (``regs[R_FOUND]`` of them), ``MANY`` when more than
     ``regs[R_COLLECT]``."""
+    table, states, moves, counts = arrays.table, arrays.states, arrays.moves, arrays.counts
+    path, regs, found = arrays.path, arrays.regs, arrays.found
     goal_all = rule.goal_all
     collect = regs[R_COLLECT] > 0
     end_mask = PYR_MASK | STOCK_MASK if goal_all else PYR_MASK
@@ -269,15 +309,15 @@ def _h(count, target):
 
 
 @njit(cache=True)
-def fewest_search(tabs, rule, start, max_states, slice_states, keys, parent, gs, mv, index,
-                  e_node, e_next, head, regs, buf):
+def fewest_search(tabs, rule, start, max_states, slice_states, arrays):
     """A* for the fewest moves from ``start`` to a count of ``regs[A_TARGET]`` (see the module
-    docstring), resumable through ``regs`` (``A_*``). Node arrays: ``keys``, ``parent``, ``gs``
-    (moves from the start), ``mv`` (the move that reached the node); ``index`` their hash index;
-    the open list is one LIFO list per f-value (``head[f]``) of entries ``e_node``/``e_next``.
-    ``buf`` holds one position's moves. Returns ``DONE`` (goal node in ``regs[A_GOAL]``, -1 when
+    docstring), resumable through ``arrays`` (``FewestArrays``: the registers ``regs``, ``A_*``,
+    the nodes, their index and the open list). Returns ``DONE`` (goal node in ``regs[A_GOAL]``, -1 when
     the target cannot be reached), ``PAUSED``, ``LIMIT``, ``GROW_NODES`` (enlarge the node and
     entry arrays) or ``GROW_INDEX`` (double the index and rehash)."""
+    keys, parent, gs, mv, index = arrays.keys, arrays.parent, arrays.gs, arrays.mv, arrays.index
+    e_node, e_next, head = arrays.e_node, arrays.e_next, arrays.head
+    regs, buf = arrays.regs, arrays.buf
     target = regs[A_TARGET]
     goal_all = rule.goal_all
     if not regs[A_STARTED]:
