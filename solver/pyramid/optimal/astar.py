@@ -10,8 +10,8 @@ so the partial-order reduction of ``gen_concrete`` applies), with
   ``GROW_*`` status and the Python driver enlarges it and calls again. It also returns
   ``PAUSED`` after ``budget`` expansions, so the driver can check the clock (numba has no clock);
 * the admissible, consistent ``bound`` of ``solver.pyramid.optimal.bound`` and the dead-card
-  pruning of ``solver.pyramid.winnable.dfs`` (a position with a card that can never be removed has no
-  solution);
+  pruning of ``solver.pyramid.winnable.free_search`` (a position with a card that can never be
+  removed has no solution);
 * the move generator ``gen_optimal`` of ``solver.pyramid.optimal.moves``, which leaves out moves
   that a shortest solution never needs; after a draw or a recycle, the positions whose only move
   is another draw or recycle are stepped over (``forced_jump``), not stored: the child is the

@@ -4,4 +4,5 @@ depth-first searches (``dfs``; the free-stock search, ``free_search``; under lim
 (``prune``, ``subgame``, ``pass_subgame``), and the kernel that decides a batch chunk in one call
 (``chunk``). It imports ``solver.core`` and ``solver.pyramid.model``, never the minimum-move
 search or the analysis (``tests/cli/test_layout.py`` checks it); docs/internals.md, "The
-winnability search"."""
+winnability search". Every pruning rule and proof, with the test that checks it against a plain
+reference: docs/internals.md, "Pruning rules and proofs"."""
