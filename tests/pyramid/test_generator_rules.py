@@ -37,9 +37,9 @@ from reference.pyramid import (LOST, endgame_position, partner_endgame, referenc
 from solver.core.cards import card_rank
 from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.model.replay import KING, Position
-from solver.pyramid.model.rules import Rules, rule_args
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.layout import PYRAMID_CARDS
-from solver.pyramid.model.state import (MAX_MOVES, MOVE_KING, MOVE_PAIR, deal_tables, decode_move,
+from solver.pyramid.model.state import (MAX_MOVES, MOVE_KING, MOVE_PAIR, decode_move,
                                         gen_concrete, gen_free)
 from solver.pyramid.optimal.moves import gen_optimal
 from solver.pyramid.winnable.solve import concrete_step, free_to_steps
@@ -82,7 +82,7 @@ def endgame(rules: Rules, i: int, first: int = 20_000) -> Position:
 def offered(gen, pos: Position) -> list[int]:
     """The moves ``gen`` offers at ``pos`` (packed moves)."""
     out = np.zeros(MAX_MOVES, dtype=np.int64)
-    n = gen(np.uint64(packed(pos)), deal_tables(pos.deal), rule_args(pos.rules), out)
+    n = gen(np.uint64(packed(pos)), pos.deal.tables, pos.rules.args, out)
     return [int(m) for m in out[:n]]
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from reference.pyramid import partner_endgame
 
-from solver.pyramid.model.deals import deal_from_seed
+from solver.pyramid.model.deals import Deal, deal_from_seed
 from solver.pyramid.optimal import api, passes
 from solver.pyramid.optimal.bound import start_bound, two_passes_floor
 from solver.pyramid.optimal.tables import class_tables
@@ -53,7 +53,7 @@ def ask(kernel, deal, state, ws, budget=passes.BUDGET):
     if getattr(ws, "deal", None) is None or not np.array_equal(ws.deal, deal):
         ws.memo.fill(0)
         ws.deal = np.array(deal)
-    return int(kernel(np.uint64(state), kernel_tables(deal), STANDARD.args, ws.memo,
+    return int(kernel(np.uint64(state), Deal.of(deal).tables, STANDARD.args, ws.memo,
                       ws.p_stack, ws.p_moves, ws.p_kids, ws.p_nexts, ws.p_counts, ws.p_tally,
                       budget))
 

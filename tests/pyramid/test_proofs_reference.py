@@ -30,8 +30,7 @@ import pytest
 
 from reference.pyramid import LOST, reference_shortest_from
 from solver.pyramid.model.replay import Position
-from solver.pyramid.model.rules import Rules, rule_args
-from solver.pyramid.model.state import deal_tables, kernel_tables
+from solver.pyramid.model.rules import Rules
 from solver.pyramid.optimal import passes
 from solver.pyramid.optimal.bound import FAR_BOUND, pass_floor, start_bound, two_passes_floor
 from solver.pyramid.optimal.tables import class_tables
@@ -87,13 +86,13 @@ def claims(rules: Rules, claim) -> dict:
 
 
 def dead_claim(pos: Position) -> bool:
-    return bool(dead(np.uint64(packed(pos)), deal_tables(pos.deal), rule_args(pos.rules)))
+    return bool(dead(np.uint64(packed(pos)), pos.deal.tables, pos.rules.args))
 
 
 def far_claim(pos: Position) -> bool:
-    rule = rule_args(pos.rules)
-    ctab = class_tables(pos.deal, rule.overlap)
-    return int(start_bound(pos.deal, ctab, np.uint64(packed(pos)), rule)) >= FAR_BOUND
+    rule = pos.rules.args
+    ctab = pos.deal.built(class_tables, rule.overlap)
+    return int(start_bound(pos.deal.cards, ctab, np.uint64(packed(pos)), rule)) >= FAR_BOUND
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,7 +108,7 @@ def free_stock_claim(pos: Position) -> bool:
     lost = LostTable(ws.table, 0, False)
     path = np.zeros(len(ws.counts), dtype=np.int64)
     outcome, _, _, lost = free_search_proving(
-        deal_tables(pos.deal), np.uint64(packed(pos)), rule_args(pos.rules), 0, args, lost,
+        pos.deal.tables, np.uint64(packed(pos)), pos.rules.args, 0, args, lost,
         np.int64(len(ws.counts) - FREE_DEPTH), path, PROOF_AFTER)
     if not lost.grown:
         table_clear(ws.table, ws.touched, lost.n)
@@ -156,7 +155,7 @@ def pass_answers() -> tuple:
         answers = [ask(kernel, pos.deal, state, arrays)
                    for kernel in (passes.pass_lost, passes.two_passes_lost, passes.free_lost)]
         answers = [None if a == passes.OPEN else a == passes.LOST for a in answers]
-        lost_in_pass = bool(passes.pass_dead(np.uint64(state), kernel_tables(pos.deal)))
+        lost_in_pass = bool(passes.pass_dead(np.uint64(state), pos.deal.tables))
         out.append((pos, *answers, lost_in_pass))
     return tuple(out)
 
@@ -218,8 +217,8 @@ def test_pass_terms_never_exceed_the_shortest_win():
         if length == LOST:
             continue
         state = np.uint64(packed(pos))
-        ctab = class_tables(pos.deal, True)
-        tabs = kernel_tables(pos.deal)
+        ctab = pos.deal.built(class_tables, True)
+        tabs = pos.deal.tables
         if lost_pass:
             slack["pass"].append(length - int(pass_floor(state, ctab, tabs)))
         if lost_two:
