@@ -53,8 +53,7 @@ def ask(kernel, deal, state, ws, budget=passes.BUDGET):
     if getattr(ws, "deal", None) is None or not np.array_equal(ws.deal, deal):
         ws.memo.fill(0)
         ws.deal = np.array(deal)
-    return int(kernel(np.uint64(state), Deal.of(deal).tables, STANDARD.args, ws.memo,
-                      ws.p_stack, ws.p_moves, ws.p_kids, ws.p_nexts, ws.p_counts, ws.p_tally,
+    return int(kernel(np.uint64(state), Deal.of(deal).tables, STANDARD.args, ws.pass_arrays(),
                       budget))
 
 

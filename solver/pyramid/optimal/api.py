@@ -223,6 +223,11 @@ class OptimalWorkspace:
         """The arrays of one ``astar_run`` call (taken afresh: growing replaces them)."""
         return AStarArrays(*(getattr(self, name) for name in WORKSPACE_ARRAYS), regs)
 
+    def pass_arrays(self) -> passes.PassArrays:
+        """The arrays of the proof searches of ``passes`` (``pass_lost`` and the others)."""
+        return passes.PassArrays(self.memo, self.p_stack, self.p_moves, self.p_kids,
+                                 self.p_nexts, self.p_counts, self.p_tally)
+
 
 def _new_regs(upper: int) -> np.ndarray:
     """The A* registers of a fresh search with the upper bound ``upper`` (``R_UB``)."""

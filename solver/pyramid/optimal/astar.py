@@ -62,8 +62,8 @@ from solver.pyramid.optimal.index import (CLOSED, G_MASK, PASS_ASKED, PASS_PROVE
                                           TWO_PROVEN, find_tagged, queue_push, tag_of)
 from solver.pyramid.optimal.moves import (DROPPED, MAX_FORCED, child_of, forced_jump, forced_line,
                                           gen_optimal)
-from solver.pyramid.optimal.passes import (BUDGET as PASS_BUDGET, LOST as PASS_LOST, free_lost,
-                                           pass_lost, prefetch_free, two_passes_lost)
+from solver.pyramid.optimal.passes import (BUDGET as PASS_BUDGET, LOST as PASS_LOST, PassArrays,
+                                           free_lost, pass_lost, prefetch_free, two_passes_lost)
 from solver.pyramid.model.state import (MAX_MOVES, MOVE_DRAW, MOVE_RECYCLE, REC_MASK, deal_tables,
                                   is_won, move_kind, pointer)
 
@@ -144,8 +144,9 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
     goal_all = rule.goal_all
     scr, moves, line = arrays.scr, arrays.moves, arrays.line
     kids, kid_g = arrays.kids, arrays.kid_g
-    memo, p_stack, p_moves, p_kids = arrays.memo, arrays.p_stack, arrays.p_moves, arrays.p_kids
-    p_nexts, p_counts, p_tally = arrays.p_nexts, arrays.p_counts, arrays.p_tally
+    memo, p_tally = arrays.memo, arrays.p_tally
+    proofs_in = PassArrays(memo, arrays.p_stack, arrays.p_moves, arrays.p_kids, arrays.p_nexts,
+                           arrays.p_counts, p_tally)
     proofs = regs[R_PASS] != PROOFS_OFF and not rule.stock_top and not goal_all and recycles < 0
     use_pass = proofs and regs[R_PASS] == LOST_AND_PASS
     nh = head.shape[0]
@@ -215,8 +216,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
         unasked = proofs and i < regs[R_ASKED_FROM]  # stored before the proofs came on
         if use_pass and not g & (PASS_PROVEN | PASS_ASKED):
             if unasked and regs[R_CREDIT] > 0 and free_lost(
-                    state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
-                    p_tally, PASS_BUDGET) == PASS_LOST:
+                    state, tabs, rule, proofs_in, PASS_BUDGET) == PASS_LOST:
                 gs[i] = g | CLOSED
                 continue
             # the pass term, asked when the position comes up (most positions stored never do)
@@ -225,8 +225,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
             if g0 + floor > f and regs[R_CREDIT] > 0 and worth_asking(regs[R_PASS_ASKED],
                                                                       regs[R_PASS_LOST]):
                 regs[R_PASS_ASKED] += 1
-                if pass_lost(state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
-                             p_tally, PASS_BUDGET) == PASS_LOST:
+                if pass_lost(state, tabs, rule, proofs_in, PASS_BUDGET) == PASS_LOST:
                     regs[R_PASS_LOST] += 1
                     gs[i] = g | PASS_PROVEN
                     requeue(head, e_node, e_next, regs, i, g0, floor)
@@ -239,8 +238,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
             if g0 + floor >= f + TWO_JUMP and regs[R_CREDIT] > 0 and worth_asking(
                     regs[R_TWO_ASKED], regs[R_TWO_LOST]):
                 regs[R_TWO_ASKED] += 1
-                if two_passes_lost(state, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts,
-                                   p_counts, p_tally, PASS_BUDGET) == PASS_LOST:
+                if two_passes_lost(state, tabs, rule, proofs_in, PASS_BUDGET) == PASS_LOST:
                     regs[R_TWO_LOST] += 1
                     gs[i] = g | TWO_PROVEN
                     requeue(head, e_node, e_next, regs, i, g0, floor)
@@ -310,8 +308,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
             if hj >= FAR_BOUND:
                 continue  # some card that must be used can no longer be reached: lost
             if kid_g[q] & KID_ASK_FREE and regs[R_CREDIT] > 0 and free_lost(
-                    child, tabs, rule, memo, p_stack, p_moves, p_kids, p_nexts, p_counts,
-                    p_tally, PASS_BUDGET) == PASS_LOST:
+                    child, tabs, rule, proofs_in, PASS_BUDGET) == PASS_LOST:
                 continue  # lost even with unlimited recycles
             if use_pass and known:
                 flag |= PASS_PROVEN

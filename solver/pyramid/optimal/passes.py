@@ -58,6 +58,8 @@ child's f-value fall below its parent's, which keeps it exact with such a bound.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solver.core.jit import noalloc
@@ -163,28 +165,42 @@ def prefetch_free(memo, state):
     prefetch(memo, _bucket(key | _WON_MARK) & mask)
 
 
+class PassArrays(NamedTuple):
+    """What the proof searches of this module work in (``OptimalWorkspace.pass_arrays``)."""
+
+    memo: np.ndarray
+    """The cache of positions proven (uint64, a power of two; ``memo_put``)."""
+    stack: np.ndarray
+    """The depth-first stack's positions (uint64, ``DEPTH``) ..."""
+    moves: np.ndarray
+    """... one position's moves (int64, ``MAX_MOVES``) ..."""
+    kids: np.ndarray
+    """... the children of each depth (uint64, ``DEPTH`` x ``MAX_MOVES``) ..."""
+    nexts: np.ndarray
+    counts: np.ndarray
+    """... and per depth the next child to try and the children (int64, ``DEPTH``)."""
+    tally: np.ndarray
+    """``tally[0]`` (int64) grows by the number of new positions searched."""
+
+
 @noalloc
-def pass_lost(state, tabs, rule, memo, stack, moves, kids, nexts, counts, tally, budget):
+def pass_lost(state, tabs, rule, arrays, budget):
     """Whether ``state`` can be won without a recycle: ``LOST`` (no, proven; every position of the
     proof goes into ``memo``), ``WON`` (yes) or ``OPEN`` (more than ``budget`` new positions were
     needed). ``tabs``, ``rule`` as for ``gen_concrete`` (``rule.goal_all`` false: goal pyramid);
-    ``stack`` (uint64), ``nexts`` and ``counts`` (int64) of ``DEPTH``, ``moves`` (int64,
-    ``MAX_MOVES``) and ``kids`` (uint64, ``DEPTH`` x ``MAX_MOVES``) are scratch; ``tally[0]``
-    (int64) grows by the number of new positions searched."""
-    return _settle(state, False, tabs, rule, memo, stack, moves, kids, nexts, counts, tally,
-                   budget)
+    ``arrays``: the ``PassArrays`` (the memo, the scratch, the tally)."""
+    return _settle(state, False, tabs, rule, arrays, budget)
 
 
 @noalloc
-def free_lost(state, tabs, rule, memo, stack, moves, kids, nexts, counts, tally, budget):
+def free_lost(state, tabs, rule, arrays, budget):
     """Whether ``state`` can be won at all under unlimited recycles with the stock top hidden, in
     the free-stock game of ``gen_free`` (any stock card in play at hand: with unlimited recycles a
     hidden stock can be turned until any of its cards is the waste top, and turning it changes
     nothing else, so the two games are won and lost alike): ``LOST``, ``WON`` or ``OPEN`` as
     ``pass_lost``; both answers go into ``memo`` (keys marked ``FREE_TAG``), the scratch as
     there."""
-    return _settle(state, True, tabs, rule, memo, stack, moves, kids, nexts, counts, tally,
-                   budget)
+    return _settle(state, True, tabs, rule, arrays, budget)
 
 
 @noalloc
@@ -217,20 +233,21 @@ def pass_dead(state, tabs):
 
 
 @noalloc
-def two_passes_lost(state, tabs, rule, memo, stack, moves, kids, nexts, counts, tally, budget):
+def two_passes_lost(state, tabs, rule, arrays, budget):
     """Whether ``state`` can be won with at most one recycle: ``LOST``, ``WON`` or ``OPEN`` and the
     arguments as ``pass_lost`` (the proof's positions go into ``memo``, those of the second pass
     as ``pass_lost`` proofs). A depth-first search of the concrete moves under a recycle limit
     (``PASSES_RECYCLES``) with one recycle left."""
     two = RuleArgs(np.int64(PASSES_RECYCLES), rule.overlap, rule.stock_top, rule.goal_all)
-    return _settle((state & ~REC_MASK) | _TWO_PASSES, False, tabs, two, memo, stack, moves, kids,
-                   nexts, counts, tally, budget)
+    return _settle((state & ~REC_MASK) | _TWO_PASSES, False, tabs, two, arrays, budget)
 
 
 @noalloc(inline='always')
-def _settle(state, free, tabs, rule, memo, stack, moves, kids, nexts, counts, tally, budget):
+def _settle(state, free, tabs, rule, arrays, budget):
     """The depth-first search of ``pass_lost`` and ``two_passes_lost`` (``free`` false; ``rule``
     says whether a recycle is allowed) and of ``free_lost`` (true)."""
+    memo, stack, moves, kids = arrays.memo, arrays.stack, arrays.moves, arrays.kids
+    nexts, counts, tally = arrays.nexts, arrays.counts, arrays.tally
     if free:
         state = (state & (PYR_MASK | STOCK_MASK)) | FREE_TAG
         if memo_has(memo, state | _WON_MARK):
