@@ -43,12 +43,13 @@ from solver.batch.kinds import Count, Deal, Kind, Millis, Names, WonCount, Winna
 from solver.batch.summary import OUTCOME_NAMES, REASON_NAMES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Column:
     """One column of the results: its ``name`` (the header), its ``kind`` of value, the
     ``ChunkResult`` field it is written from (``source``), the key of the blocks that the
     readers yield it under (``key``; None: checked, not kept), and whether a results file may
-    lack it (``optional``: written before it existed; a block then holds None)."""
+    lack it (``optional``: written before it existed; a block then holds None). Columns are
+    compared (and hashed: ``kernel_columns`` is cached per table) by identity."""
 
     name: str
     kind: Kind
@@ -77,6 +78,8 @@ COLUMNS = (
 
 def results_columns(id_column: str = ID_COLUMNS[0]) -> tuple[Column, ...]:
     """``COLUMNS`` with the id column named ``id_column``."""
+    if id_column == COLUMNS[0].name:
+        return COLUMNS
     return (replace(COLUMNS[0], name=id_column),) + COLUMNS[1:]
 
 
