@@ -4,7 +4,7 @@
 ``csv_block`` or ``parquet_block`` here first. They check every row of the block with array
 operations and return the block, or ``None`` when any row fails a check or the block holds
 something they do not handle (a quoted field, a carriage return, text that is not ASCII, a
-column of another type). They accept only rows that the row-by-row check (``check_row`` in
+column of another type). They accept only rows that the row-by-row check (``RowCheck`` in
 ``solver.batch.columns``) accepts; on ``None`` the caller reads the rows one by one, which names
 the first bad row (or accepts a row that was merely unusual). So a bad file gets exactly the
 error it always got, and a good one is read several times faster.
@@ -176,7 +176,7 @@ def _csv_analysis(fields: CsvFields, outcome) -> AnalysisColumns | None:
 def parquet_block(batch, id_column: str) -> dict | None:
     """A Parquet batch of this schema's column types as a block, checked column by column with
     numpy; ``None`` when any check fails or a column has another type. It accepts only what
-    ``solver.batch.columns.check_row`` accepts."""
+    ``solver.batch.columns.RowCheck`` accepts."""
     import pyarrow as pa
 
     names = batch.schema.names

@@ -17,8 +17,8 @@ from typing import Iterator
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
-from solver.batch.columns import ID_COLUMNS, Column, block_of, check_row, outcome_name, \
-    present_columns, results_columns
+from solver.batch.columns import ID_COLUMNS, Column, RowCheck, block_of, present_columns, \
+    results_columns
 from solver.batch.io import PARQUET_MAGIC, content_format, parquet_schema, require_pyarrow, \
     results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
@@ -163,13 +163,13 @@ def analysed(names) -> bool:
     return ANALYSIS_COLUMNS[0] in names
 
 
-def _check_full_row(columns: tuple[Column, ...], fields, analysis=None) -> tuple:
-    """``check_row`` of ``fields`` (the ``columns`` the file has), plus ``check_fields`` of the
-    row's ``analysis`` fields (a file with the analysis columns) as the row's last item."""
-    row = check_row(columns, fields)
+def _check_full_row(check: RowCheck, fields, analysis=None) -> tuple:
+    """``check(fields)``, plus ``check_fields`` of the row's ``analysis`` fields (a file with the
+    analysis columns) as the row's last item."""
+    row = check(fields)
     if analysis is None:
         return row
-    return row + (check_fields(outcome_name(columns, row), *analysis),)
+    return row + (check_fields(check.outcome_name(row), *analysis),)
 
 
 def _block(columns: tuple[Column, ...], rows, with_analysis: bool) -> dict:
@@ -181,13 +181,18 @@ def _block(columns: tuple[Column, ...], rows, with_analysis: bool) -> dict:
 
 class CsvLayout:
     """Where each column of a results CSV is: ``columns`` are those of ``COLUMNS`` that the file
-    has, ``order`` their fields' indices."""
+    has, ``order`` their fields' indices in a line."""
 
     def __init__(self, header: list[str], id_column: str) -> None:
         self.header = header
         self.id_column = id_column
         self.columns = present_columns(id_column, header)
         self.order = [header.index(c.name) for c in self.columns]
+        self.nullable = [k for k, c in enumerate(self.columns) if c.kind.nullable]
+        """The row's fields that are ``None`` when empty."""
+        self.converters = [(k, c.name, c.kind.from_csv) for k, c in enumerate(self.columns)
+                           if c.kind.from_csv is not None]
+        """``(index in the row's fields, name, Kind.from_csv)`` of the fields to convert."""
         self.analysis = ([header.index(name) for name in ANALYSIS_COLUMNS]
                          if analysed(header) else None)
 
@@ -263,7 +268,8 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
     """The blocks of the rest of a results CSV, read with the csv module and checked row by row;
     ``lines_before``: the lines of the file before ``text`` (for the line numbers)."""
     reader = csv.reader(text)
-    header, columns = layout.header, layout.columns
+    header = layout.header
+    check = RowCheck(layout.columns)
     rows = []
     while True:
         try:
@@ -279,16 +285,20 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
         try:
             if len(row) != len(header):
                 raise BadRow(f"{len(row)} fields, the header has {len(header)}")
-            fields = [c.kind.from_csv(c.name, row[k]) for c, k in zip(columns, layout.order)]
+            fields = [row[k] for k in layout.order]
+            for k in layout.nullable:
+                fields[k] = fields[k] or None
+            for k, name, convert in layout.converters:
+                fields[k] = convert(name, fields[k])
             extra = None if layout.analysis is None else [row[k] or None for k in layout.analysis]
-            rows.append(_check_full_row(columns, fields, extra))
+            rows.append(_check_full_row(check, fields, extra))
         except BadRow as e:
             raise ValueError(f"{path} line {lines_before + reader.line_num}: {e}") from None
         if len(rows) == block:
-            yield _block(columns, rows, layout.analysis is not None)
+            yield _block(layout.columns, rows, layout.analysis is not None)
             rows = []
     if rows:
-        yield _block(columns, rows, layout.analysis is not None)
+        yield _block(layout.columns, rows, layout.analysis is not None)
 
 
 def _parquet_blocks(pf, id_column, block, path, arrow_error):
@@ -314,11 +324,12 @@ def _parquet_rows_checked(batch, id_column: str, path: str, rows_before: int) ->
     d = batch.to_pydict()
     with_analysis = analysed(d)
     columns = present_columns(id_column, d)
+    check = RowCheck(columns)
     extra = zip(*(d[name] for name in ANALYSIS_COLUMNS)) if with_analysis else repeat(None)
     rows = []
     for k, (fields, more) in enumerate(zip(zip(*(d[c.name] for c in columns)), extra), start=1):
         try:
-            rows.append(_check_full_row(columns, fields, more))
+            rows.append(_check_full_row(check, fields, more))
         except BadRow as e:
             raise ValueError(f"{path} row {rows_before + k}: {e}") from None
     return _block(columns, rows, with_analysis) if rows else None
