@@ -124,3 +124,26 @@ def test_a_bad_field_of_a_new_column_is_named(monkeypatch, tmp_path):
     path.write_text("".join(lines))
     with pytest.raises(ValueError, match=r"r\.csv line 8: states_again -4 is negative"):
         list(read_results(str(path))[1])
+
+
+@pytest.mark.parametrize("bad, error", [
+    ({"seed": "x", "outcome": "wn"}, "seed 'x' is not an integer"),
+    ({"deal": " ", "outcome": "wn"}, "the deal is empty"),
+    ({"outcome": "wn", "states": "y"}, "outcome 'wn' is not one of lost, won, unknown"),
+    ({"winnable": "false", "states": "y"}, "winnable false contradicts outcome won"),
+    ({"winnable": "maybe", "seed": "x"}, "winnable 'maybe' is not true, false or empty"),
+    ({"states": "y", "reason": "states"}, "states 'y' is not an integer"),
+    ({"reason": "states"}, "reason 'states' given for a deal won"),
+], ids=["id-first", "deal-first", "outcome-before-states", "winnable-after-outcome",
+        "csv-text-first", "states-before-reason", "reason"])
+def test_a_row_is_checked_in_column_order(tmp_path, bad, error):
+    """Of a row's bad fields the first in column order is named, the outcome just before the
+    first column checked against it (winnable); a CSV text that is no value at all (winnable's)
+    before any."""
+    header = csv_header("seed").rstrip("\n").split(",")
+    row = {"seed": "4", "deal": "Ah 2c", "winnable": "true", "moves": "", "states": "9",
+           "ms": "0.5", "outcome": "won", "reason": ""} | bad
+    path = tmp_path / "r.csv"
+    path.write_text(",".join(header) + "\n" + '"' + '","'.join(row[h] for h in header) + '"\n')
+    with pytest.raises(ValueError, match=f"r.csv line 2: {error}$"):
+        list(read_results(str(path))[1])
