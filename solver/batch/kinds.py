@@ -4,8 +4,8 @@ A column of ``pyramid batch``'s results (``solver.batch.columns``) is a name and
 kind says how the column is written: its format in the CSV kernel (``fmt``, ``empty``,
 ``names``: ``solver.batch.csv_kernel.fill_rows``), its text in the row-at-a-time writer
 (``texts``), its Arrow type and array; and how it is read back: a CSV field's text as the value
-the row check takes (``nullable``, ``from_csv``), the check of one row's value (``check``: the value a block
-holds, or ``BadRow``), and the checks of a whole block at once (``csv_values``,
+the row check takes (``nullable``, ``from_csv``), the check of one row's value (``check``: the
+value a block holds, or ``BadRow``), and the checks of a whole block at once (``csv_values``,
 ``parquet_values``: the block's column, or ``None`` when a row fails or needs the row-by-row
 check, which then names it). A kind whose values depend on the deal's outcome (``needs_outcome``)
 gets the row's outcome code, or the block's outcome codes.
@@ -64,17 +64,17 @@ def integer(name: str, value, outcome: int | None = None) -> int:
     """``value`` as a whole number 0 .. ``MAX_INTEGER``; raises ``BadRow`` naming ``name``
     (``Count.check``: whatever the ``outcome``)."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number_ = int(value)
+        whole = int(value)
     else:
         try:
-            number_ = int(value)
+            whole = int(value)
         except (TypeError, ValueError):
             raise BadRow(f"{name} {clip(value)} is not an integer") from None
-    if number_ < 0:
-        raise BadRow(f"{name} {clip(number_, quote=False)} is negative")
-    if number_ > MAX_INTEGER:
-        raise BadRow(f"{name} {clip(number_, quote=False)} is too large (at most 2**63-1)")
-    return number_
+    if whole < 0:
+        raise BadRow(f"{name} {clip(whole, quote=False)} is negative")
+    if whole > MAX_INTEGER:
+        raise BadRow(f"{name} {clip(whole, quote=False)} is too large (at most 2**63-1)")
+    return whole
 
 
 def is_text(pa, t) -> bool:
@@ -98,6 +98,7 @@ class Kind:
     empty: ClassVar[int] = 0
     """``NUMBER_OR_EMPTY``: the value written as an empty field."""
     needs_outcome: ClassVar[bool] = False
+    """Whether the checks take the row's (or block's) outcome: the outcome is checked first."""
     nullable: ClassVar[bool] = False
     """Whether an empty CSV field is read as ``None`` (an empty value) rather than as ''."""
     from_csv: ClassVar[Callable[[str, str], object] | None] = None

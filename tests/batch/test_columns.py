@@ -39,9 +39,10 @@ def chunk(n: int = 500, seed: int = 3) -> ChunkResult:
     outcome = rng.integers(0, 3, n).astype(np.int8)
     moves = np.where((outcome == 1) & (rng.random(n) < 0.7), rng.integers(0, 200, n), NO_MOVES)
     reason = np.where(outcome == 2, rng.integers(1, len(REASON_NAMES), n), 0)
-    return ChunkResult(0, rng.integers(0, 10**15, n), deals_from_seeds(np.arange(n)).astype(np.int8),
-                       outcome, moves.astype(np.int16), rng.integers(0, 10**12, n),
-                       rng.integers(0, 10**14, n), reason.astype(np.int8))
+    deals = deals_from_seeds(np.arange(n)).astype(np.int8)
+    return ChunkResult(0, rng.integers(0, 10**15, n), deals, outcome, moves.astype(np.int16),
+                       rng.integers(0, 10**12, n), rng.integers(0, 10**14, n),
+                       reason.astype(np.int8))
 
 
 def expected(c: Column, r: ChunkResult):
