@@ -2,9 +2,12 @@
 row goes straight into one byte buffer owned by Python, with no Python code run per row (the
 per-row f-string cost about 1.5 us a deal, more than the search of an easy deal).
 
-The text is exactly ``solver.batch.io``'s row format (a test compares the two on every outcome,
-reason, missing moves, big ids and times): the names come in as ``NameTable`` byte tables built
-from the same tuples the Python writer uses.
+The kernel knows no column by name: it gets the columns as one 2-D int64 array and a format code
+per column, both built from the column table (``solver.batch.columns``), so a new column is not a
+new parameter here. The text is exactly that of the row-at-a-time Python writer
+(``solver.batch.io.csv_rows``; a test compares the two on every outcome, reason, missing moves,
+big ids and times): the names come in as ``NameTable`` byte tables built from the same tuples the
+Python writer uses.
 """
 
 from __future__ import annotations
@@ -21,8 +24,13 @@ DOT = ord(".")
 NEWLINE = ord("\n")
 MINUS = ord("-")
 ZERO_CHAR = ord("0")
+SPACE = ord(" ")
 FRACTION_DIGITS = 6
-"""Digits after the point of the ``ms`` column (nanoseconds / 1e6, exactly)."""
+"""Digits after the point of a ``MILLIS`` column (nanoseconds / 1e6, exactly)."""
+SCALE = 10 ** FRACTION_DIGITS
+NUMBER, NUMBER_OR_EMPTY, MILLIS, NAME, DEAL_CARDS = range(5)
+"""The formats of ``fill_rows``' columns (each column kind names its own,
+``solver.batch.kinds``)."""
 
 
 class NameTable(NamedTuple):
@@ -69,60 +77,69 @@ def put_int(buf, pos, x):
 
 
 @njit(cache=True)
-def put_name(buf, pos, text, length, k):
-    """Write name ``k`` of a ``NameTable`` (``text``, ``length``) at ``buf[pos:]``."""
-    for j in range(length[k]):
-        buf[pos + j] = text[k, j]
-    return pos + length[k]
+def put_millis(buf, pos, ns):
+    """Write ``ns`` nanoseconds as milliseconds with ``FRACTION_DIGITS`` decimals, exactly."""
+    t = np.int64(ns)
+    whole = t // SCALE  # floor division and a non-negative remainder, as Python's divmod
+    frac = t - whole * SCALE
+    pos = put_int(buf, pos, whole)
+    buf[pos] = DOT
+    pos += 1
+    for k in range(FRACTION_DIGITS - 1, -1, -1):
+        buf[pos + k] = ZERO_CHAR + frac % 10
+        frac //= 10
+    return pos + FRACTION_DIGITS
 
 
 @njit(cache=True)
-def fill_rows(ids, deals, outcome, moves, states, ns, reason, card_text, win_text, win_len,
-              outcome_text, outcome_len, reason_text, reason_len, no_moves, ns_per_ms, buf):
-    """Write the CSV rows (``solver.batch.io`` format, no analysis columns) of a chunk's columns
-    into ``buf`` (uint8, room for ``row_bytes`` per row); returns the bytes written.
+def put_deal(buf, pos, deals, i, card_text):
+    """Write the cards of deal ``deals[i]`` (``card_text[c]``: the two characters of card
+    ``c``), separated by spaces."""
+    for c in range(deals.shape[1]):
+        if c:
+            buf[pos] = SPACE
+            pos += 1
+        card = deals[i, c]
+        buf[pos] = card_text[card, 0]
+        buf[pos + 1] = card_text[card, 1]
+        pos += 2
+    return pos
 
-    ``card_text[c]``: the two characters of card ``c``; the deal's cards are separated by
-    spaces. ``moves == no_moves`` leaves the moves column empty; ``ms`` is ``ns / ns_per_ms``
-    written exactly, with ``FRACTION_DIGITS`` decimals.
+
+@njit(cache=True)
+def fill_rows(values, formats, empty, text, length, deals, card_text, buf):
+    """Write the CSV rows of a chunk into ``buf`` (uint8, room for every row at its widest);
+    returns the bytes written.
+
+    Column ``c`` of row ``i`` is ``values[c, i]`` (int64) written as ``formats[c]`` says:
+    ``NUMBER`` its decimal text; ``NUMBER_OR_EMPTY`` the same, or nothing when it is
+    ``empty[c]``; ``MILLIS`` nanoseconds as milliseconds (``put_millis``); ``NAME`` name
+    ``values[c, i]`` of the column's ``NameTable`` (``text[c]``, ``length[c]``);
+    ``DEAL_CARDS`` the cards of ``deals[i]`` (``put_deal``; ``values[c]`` is not read).
+    ``solver.batch.io.csv_bytes`` builds these arrays from the column table.
     """
     pos = 0
-    space = np.uint8(ord(" "))
-    for i in range(len(ids)):
-        pos = put_int(buf, pos, ids[i])
-        buf[pos] = COMMA
-        pos += 1
-        for c in range(deals.shape[1]):
+    columns, rows = values.shape
+    for i in range(rows):
+        for c in range(columns):
             if c:
-                buf[pos] = space
+                buf[pos] = COMMA
                 pos += 1
-            card = deals[i, c]
-            buf[pos] = card_text[card, 0]
-            buf[pos + 1] = card_text[card, 1]
-            pos += 2
-        buf[pos] = COMMA
-        pos = put_name(buf, pos + 1, win_text, win_len, outcome[i])
-        buf[pos] = COMMA
-        pos += 1
-        if moves[i] != no_moves:
-            pos = put_int(buf, pos, moves[i])
-        buf[pos] = COMMA
-        pos = put_int(buf, pos + 1, states[i])
-        buf[pos] = COMMA
-        t = np.int64(ns[i])
-        whole = t // ns_per_ms  # floor division and a non-negative remainder, as Python's divmod
-        frac = t - whole * ns_per_ms
-        pos = put_int(buf, pos + 1, whole)
-        buf[pos] = DOT
-        pos += 1
-        for k in range(FRACTION_DIGITS - 1, -1, -1):
-            buf[pos + k] = ZERO_CHAR + frac % 10
-            frac //= 10
-        pos += FRACTION_DIGITS
-        buf[pos] = COMMA
-        pos = put_name(buf, pos + 1, outcome_text, outcome_len, outcome[i])
-        buf[pos] = COMMA
-        pos = put_name(buf, pos + 1, reason_text, reason_len, reason[i])
+            form = formats[c]
+            x = values[c, i]
+            if form == NUMBER:
+                pos = put_int(buf, pos, x)
+            elif form == NAME:  # (inline: a put_name call here cost 10 ns a row)
+                for j in range(length[c, x]):
+                    buf[pos + j] = text[c, x, j]
+                pos += length[c, x]
+            elif form == NUMBER_OR_EMPTY:
+                if x != empty[c]:
+                    pos = put_int(buf, pos, x)
+            elif form == MILLIS:
+                pos = put_millis(buf, pos, x)
+            else:
+                pos = put_deal(buf, pos, deals, i, card_text)
         buf[pos] = NEWLINE
         pos += 1
     return pos

@@ -1,25 +1,7 @@
-"""Batch output: the results schema, chunk files (CSV or Parquet) written atomically, and the
-final file assembled from them (reading results back is ``solver.batch.results``).
-
-Results schema (one row per deal, in input order; the same columns in CSV and Parquet):
-
-    seed | line   int     the deal's seed, or its line number in the deal file (1-based, counting
-                          blank lines)
-    deal          string  the deal text: 52 cards, pyramid apex first, then the stock top first
-    winnable      bool    true / false; empty (null) when a limit stopped the search
-    moves         int     minimum number of moves of a won deal (``--optimal`` only; else empty)
-    states        int     positions the search expanded
-    ms            float   wall time of the deal's search in milliseconds (CSV: 6 decimals, the
-                          measured nanoseconds exactly)
-    outcome       string  won / lost / unknown (unknown: --max-states or --timeout was hit, or the
-                          search ran out of memory)
-    reason        string  for an unknown deal, the limit that stopped it: states, timeout or
-                          memory; empty (null) otherwise. Files written before this column
-                          existed are read without it.
-
-With ``--analyse`` six more columns follow: ``solver.batch.analysis.ANALYSIS_COLUMNS``
-(``max_cleared``, ``max_cleared_of``, ``max_cleared_exact``, ``loss_reason``,
-``random_win_rate``, ``greedy_win_rate``), described there.
+"""Batch output: chunk files (CSV or Parquet) written atomically, and the final file assembled from
+them (reading results back is ``solver.batch.results``). The columns, their order and types are
+``solver.batch.columns.COLUMNS``: the header, both CSV writers and the Arrow schema and table
+derive from it.
 
 Every error raised for a bad input is a ``ValueError`` whose message names the file and line (or
 the option) and never echoes more than ``solver.core.text.ECHO_CHARS`` characters of the bad
@@ -29,7 +11,6 @@ text (``clip``).
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import stat
 from typing import TYPE_CHECKING, Iterable
@@ -37,31 +18,21 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, csv_fields, parquet_arrays, parquet_fields
-from solver.batch.csv_kernel import FRACTION_DIGITS, INT_CHARS, fill_rows, name_table
-from solver.batch.summary import NO_MOVES, NS_PER_MS, OUTCOME_NAMES, REASON_NAMES
-from solver.core.cards import format_card
+from solver.batch.columns import kernel_columns, results_columns
+from solver.batch.csv_kernel import DEAL_CARDS, fill_rows
+from solver.batch.kinds import CARD_BYTES
 from solver.core.extras import install_hint
 from solver.core.text import clip
 from solver.core.validate import check_not_protected
-from solver.pyramid.model.layout import DECK_CARDS
 
 if TYPE_CHECKING:
     from solver.batch.work import ChunkResult
 
 FORMATS = ("csv", "parquet")
-COLUMNS = ("deal", "winnable", "moves", "states", "ms", "outcome", "reason")
-"""The columns after the id column (``seed`` or ``line``)."""
-OPTIONAL_COLUMNS = ("reason",)
-"""Columns a results file may lack (it was written before they existed)."""
 SUFFIXES = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 """The output file suffixes and the format each one means."""
 PARQUET_MAGIC = b"PAR1"
 """The first four bytes of every Parquet file."""
-_CARD_TEXT = np.array([[ord(ch) for ch in format_card(c)] for c in range(DECK_CARDS)],
-                      dtype=np.uint8).view(np.uint16).ravel()
-"""``_CARD_TEXT[c]``: the two characters of card ``c`` as one uint16 (every Pyramid card is 2
-characters)."""
-_DEAL_CHARS = 3 * DECK_CARDS - 1
 
 
 # --------------------------------------------------------------------------- output formats
@@ -139,83 +110,50 @@ def require_pyarrow():
     return pyarrow, pq
 
 
-def deal_texts(deals: np.ndarray) -> list[str]:
-    """The deal text of each row of an ``(n, 52)`` array of card ids (vectorised)."""
-    n = len(deals)
-    buf = np.full((n, DECK_CARDS, 3), ord(" "), dtype=np.uint8)
-    buf[:, :, :2] = _CARD_TEXT.take(deals.astype(np.intp)).view(np.uint8).reshape(n, DECK_CARDS, 2)
-    flat = buf.reshape(n, 3 * DECK_CARDS)[:, :_DEAL_CHARS].tobytes().decode("ascii")
-    return [flat[i * _DEAL_CHARS:(i + 1) * _DEAL_CHARS] for i in range(n)]
-
-
 def csv_header(id_column: str, analysed: bool = False) -> str:
-    return ",".join((id_column,) + COLUMNS + (ANALYSIS_COLUMNS if analysed else ())) + "\n"
-
-
-WINNABLE_TEXT = ("false", "true", "")
-"""The CSV text of ``winnable`` per outcome code (lost, won, unknown)."""
-
-
-CARD_BYTES = _CARD_TEXT.view(np.uint8).reshape(DECK_CARDS, 2)
-"""``CARD_BYTES[c]``: the two ASCII characters of card ``c``."""
-WINNABLE_NAMES = name_table(WINNABLE_TEXT)
-OUTCOME_TABLE = name_table(OUTCOME_NAMES)
-REASON_TABLE = name_table(REASON_NAMES)
-"""The column texts per code, as ``csv_kernel.fill_rows`` reads them."""
-ROW_BYTES = (INT_CHARS + 1 + _DEAL_CHARS + 1 + WINNABLE_NAMES.width + 1 + INT_CHARS + 1
-             + INT_CHARS + 1 + INT_CHARS + 1 + FRACTION_DIGITS + 1 + OUTCOME_TABLE.width + 1
-             + REASON_TABLE.width + 1)
-"""Most bytes of one CSV row without analysis columns (every int at its widest)."""
+    return ",".join([c.name for c in results_columns(id_column)]
+                    + list(ANALYSIS_COLUMNS if analysed else ())) + "\n"
 
 
 def csv_bytes(r: ChunkResult) -> bytes:
     """The chunk's rows as CSV text without header, ASCII-encoded: one ``fill_rows`` kernel
-    call writes the rows of a chunk without analysis columns (the format of ``csv_rows``)."""
+    call writes the rows of a chunk without analysis columns (the format of ``csv_rows``); its
+    columns go in as one int64 array, a row per column (the deal's is not read: its cards go
+    in apart)."""
     if r.analysis is not None:
         return csv_rows(r).encode("ascii")
-    buf = np.empty(len(r) * ROW_BYTES, dtype=np.uint8)
-    n = fill_rows(r.ids, r.deals, r.outcome, r.moves, r.states, r.ns, r.reason, CARD_BYTES,
-                  *WINNABLE_NAMES, *OUTCOME_TABLE, *REASON_TABLE, NO_MOVES, NS_PER_MS, buf)
+    columns = results_columns()
+    layout = kernel_columns(columns)
+    values = np.empty((len(columns), len(r)), dtype=np.int64)
+    for row, c in zip(values, columns):
+        if c.kind.fmt != DEAL_CARDS:
+            row[:] = getattr(r, c.source)
+    buf = np.empty(len(r) * layout.row_bytes, dtype=np.uint8)
+    n = fill_rows(values, layout.formats, layout.empty, layout.text, layout.length, r.deals,
+                  CARD_BYTES, buf)
     return buf[:n].tobytes()
 
 
 def csv_rows(r: ChunkResult) -> str:
-    """The chunk's rows as CSV text without header, a row at a time in Python (the reference
+    """The chunk's rows as CSV text without header, in Python a column at a time (the reference
     format; ``csv_bytes`` writes rows without analysis columns in one kernel call)."""
-    texts = deal_texts(r.deals)
+    texts = [c.kind.texts(getattr(r, c.source)) for c in results_columns()]
     tails = [""] * len(r) if r.analysis is None else csv_fields(r.analysis)
-    out = io.StringIO()
-    for i, deal, o, m, s, ns, why, tail in zip(r.ids.tolist(), texts, r.outcome.tolist(),
-                                               r.moves.tolist(), r.states.tolist(), r.ns.tolist(),
-                                               r.reason.tolist(), tails):
-        ms, frac = divmod(ns, NS_PER_MS)  # the exact decimal text of ns / 1e6
-        out.write(f"{i},{deal},{WINNABLE_TEXT[o]},{'' if m == NO_MOVES else m},{s},"
-                  f"{ms}.{frac:06d},{OUTCOME_NAMES[o]},{REASON_NAMES[why]}{tail}\n")
-    return out.getvalue()
+    return "".join(",".join(fields) + tail + "\n" for *fields, tail in zip(*texts, tails))
 
 
 def parquet_schema(id_column: str, analysed: bool = False):
     pa, _ = require_pyarrow()
-    return pa.schema([(id_column, pa.int64()), ("deal", pa.string()), ("winnable", pa.bool_()),
-                      ("moves", pa.int16()), ("states", pa.int64()), ("ms", pa.float64()),
-                      ("outcome", pa.string()), ("reason", pa.string())]
+    return pa.schema([(c.name, c.kind.arrow_type(pa)) for c in results_columns(id_column)]
                      + (parquet_fields(pa) if analysed else []))
 
 
 def parquet_table(r: ChunkResult, id_column: str):
     pa, _ = require_pyarrow()
-    unknown = r.outcome == 2
-    return pa.table([
-        pa.array(r.ids, type=pa.int64()),
-        pa.array(deal_texts(r.deals), type=pa.string()),
-        pa.array(r.outcome == 1, mask=unknown, type=pa.bool_()),
-        pa.array(r.moves, mask=r.moves == NO_MOVES, type=pa.int16()),
-        pa.array(r.states, type=pa.int64()),
-        pa.array(r.ns / NS_PER_MS, type=pa.float64()),
-        pa.array([OUTCOME_NAMES[o] for o in r.outcome.tolist()], type=pa.string()),
-        pa.array([REASON_NAMES[k] or None for k in r.reason.tolist()], type=pa.string()),
-    ] + ([] if r.analysis is None else parquet_arrays(pa, r.analysis)),
-        schema=parquet_schema(id_column, r.analysis is not None))
+    return pa.table([c.kind.arrow_array(pa, getattr(r, c.source))
+                     for c in results_columns(id_column)]
+                    + ([] if r.analysis is None else parquet_arrays(pa, r.analysis)),
+                    schema=parquet_schema(id_column, r.analysis is not None))
 
 
 # --------------------------------------------------------------------------- atomic files

@@ -1,6 +1,7 @@
 """Reading a results file of ``pyramid batch`` back (CSV or Parquet), every row checked.
 
-The schema is ``solver.batch.io``'s. Every error raised for a bad file is a ``ValueError`` whose
+The columns are ``solver.batch.columns.COLUMNS``; each is read and checked as its kind says
+(``solver.batch.kinds``). Every error raised for a bad file is a ``ValueError`` whose
 message names the file and the line (CSV) or row (Parquet) and never echoes more than
 ``solver.core.text.ECHO_CHARS`` characters of the bad text.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import os
 from itertools import repeat
 from typing import Iterator
@@ -17,22 +17,22 @@ from typing import Iterator
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
-from solver.batch.io import COLUMNS, OPTIONAL_COLUMNS, PARQUET_MAGIC, WINNABLE_TEXT, \
-    content_format, parquet_schema, require_pyarrow, results_format
+from solver.batch.columns import ID_COLUMNS, Column, RowCheck, block_of, present_columns, \
+    results_columns
+from solver.batch.io import PARQUET_MAGIC, content_format, parquet_schema, require_pyarrow, \
+    results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
-from solver.batch.summary import MAX_MS, NO_MOVES, OUTCOME_NAMES, REASON_NAMES
 from solver.core.text import clip
 
 READ_BYTES = 1 << 22
 """Bytes of a results CSV read at a time."""
-MAX_INTEGER = int(np.iinfo(np.int64).max)
-"""The largest whole number of a results file (seeds, line numbers, moves and states are int64)."""
 
 
 def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple[str, Iterator]:
-    """``(id_column, blocks)`` of a results file; each block is a dict of numpy columns ``ids``,
-    ``outcome`` (codes), ``moves`` (-1 for none), ``states``, ``ms``, ``reason`` (codes, or None
-    for a file without that column), the list ``deal`` and ``analysis`` (the analysis columns,
+    """``(id_column, blocks)`` of a results file; each block is a dict of each column's values
+    under its key (``solver.batch.columns.COLUMNS``): numpy columns ``ids``, ``outcome``
+    (codes), ``moves`` (-1 for none), ``states``, ``ms``, ``reason`` (codes, or None for a file
+    without that column), the list ``deal``; and ``analysis`` (the analysis columns,
     ``solver.batch.analysis.AnalysisColumns``, or None for a file without them).
 
     Every row is checked: a field that is not of its column's type, fields that contradict each
@@ -128,12 +128,13 @@ def _open_csv(path: str, f, block: int):
 
 
 def _check_columns(path: str, names) -> str:
-    ids = [c for c in ("seed", "line") if c in names]
-    missing = [c for c in COLUMNS if c not in names and c not in OPTIONAL_COLUMNS]
-    known = set(COLUMNS) | set(ids) | set(ANALYSIS_COLUMNS)
+    ids = [c for c in ID_COLUMNS if c in names]
+    after = results_columns()[1:]
+    missing = [c.name for c in after if c.name not in names and not c.optional]
+    known = {c.name for c in after} | set(ids) | set(ANALYSIS_COLUMNS)
     if len(ids) != 1 or missing or len(set(names)) != len(names) or not set(names) <= known:
-        raise ValueError(f"{path} is not a batch results file (expected the columns seed or line, "
-                         f"{', '.join(COLUMNS)})")
+        raise ValueError(f"{path} is not a batch results file (expected the columns "
+                         f"{' or '.join(ID_COLUMNS)}, {', '.join(c.name for c in after)})")
     analysis = [c for c in ANALYSIS_COLUMNS if c in names]
     if analysis and len(analysis) != len(ANALYSIS_COLUMNS):
         raise ValueError(f"{path} has some analysis columns but not all: missing "
@@ -162,106 +163,36 @@ def analysed(names) -> bool:
     return ANALYSIS_COLUMNS[0] in names
 
 
-def _present(names) -> tuple:
-    """The columns after the id column that the file has, in ``COLUMNS`` order."""
-    return tuple(c for c in COLUMNS if c in names)
-
-
-_OUTCOME_CODE = {name: code for code, name in enumerate(OUTCOME_NAMES)}
-_WINNABLE_OF = {"won": True, "lost": False, "unknown": None}
-"""The ``winnable`` value that goes with each outcome."""
-_CSV_WINNABLE = {"true": True, "false": False, "": None}
-_REASON_CODE = {name: code for code, name in enumerate(REASON_NAMES) if name}
-_NO_COLUMN = object()
-"""The ``reason`` of a row of a file without that column."""
-
-
-def _integer(name: str, value) -> int:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        number = int(value)
-    else:
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            raise BadRow(f"{name} {clip(value)} is not an integer") from None
-    if number < 0:
-        raise BadRow(f"{name} {clip(number, quote=False)} is negative")
-    if number > MAX_INTEGER:
-        raise BadRow(f"{name} {clip(number, quote=False)} is too large (at most 2**63-1)")
-    return number
-
-
-def _check_row(id_column, ident, deal, winnable, moves, states, ms, outcome,
-               reason=_NO_COLUMN) -> tuple:
-    """The row as ``(id, deal, outcome code, moves or NO_MOVES, states, ms, reason code)`` (the
-    reason code is -1 when the file has no reason column); raises ``BadRow``."""
-    ident = _integer(id_column, ident)
-    if not isinstance(deal, str) or not deal.strip():
-        raise BadRow("the deal is empty")
-    if outcome not in _OUTCOME_CODE:
-        raise BadRow(f"outcome {clip(outcome)} is not one of {', '.join(OUTCOME_NAMES)}")
-    if winnable is not _WINNABLE_OF[outcome]:
-        shown = WINNABLE_TEXT[int(winnable)] if isinstance(winnable, bool) else (
-            "empty" if winnable is None else clip(winnable))
-        raise BadRow(f"winnable {shown} contradicts outcome {outcome}")
-    if moves is None:
-        moves = NO_MOVES
-    else:
-        moves = _integer("moves", moves)
-        if outcome != "won":
-            raise BadRow(f"moves {moves} given for a deal not won (outcome {outcome})")
-    states = _integer("states", states)
-    try:
-        ms = float(ms)
-    except (TypeError, ValueError):
-        raise BadRow(f"ms {clip(ms)} is not a number") from None
-    if not (math.isfinite(ms) and 0 <= ms <= MAX_MS):
-        raise BadRow(f"ms {ms} is not a time (0 .. {MAX_MS:.0f})")
-    if reason is _NO_COLUMN:
-        why = -1
-    elif outcome == "unknown":
-        if reason not in _REASON_CODE:
-            raise BadRow(f"reason {clip(reason)} of an unknown deal is not one of "
-                         f"{', '.join(_REASON_CODE)}")
-        why = _REASON_CODE[reason]
-    elif reason is not None:
-        raise BadRow(f"reason {clip(reason)} given for a deal {outcome}")
-    else:
-        why = 0
-    return ident, deal, _OUTCOME_CODE[outcome], moves, states, ms, why
-
-
-def _check_full_row(id_column, fields, analysis=None) -> tuple:
-    """``_check_row`` of ``fields``, plus ``check_fields`` of the row's ``analysis`` fields (a
-    file with the analysis columns) as the row's last item."""
-    row = _check_row(id_column, *fields)
+def _check_full_row(check: RowCheck, fields, analysis=None) -> tuple:
+    """``check(fields)``, plus ``check_fields`` of the row's ``analysis`` fields (a file with the
+    analysis columns) as the row's last item."""
+    row = check(fields)
     if analysis is None:
         return row
-    return row + (check_fields(fields[6], *analysis),)
+    return row + (check_fields(check.outcome_name(row), *analysis),)
 
 
-def _block(rows, with_analysis: bool) -> dict:
-    ids, deals, outcome, moves, states, ms, reason = list(zip(*rows))[:7]
-    return {"ids": np.asarray(ids, dtype=np.int64), "deal": list(deals),
-            "outcome": np.asarray(outcome, dtype=np.int8),
-            "moves": np.asarray(moves, dtype=np.int64), "states": np.asarray(states, np.int64),
-            "ms": np.asarray(ms, dtype=np.float64),
-            "reason": None if reason[0] < 0 else np.asarray(reason, dtype=np.int8),
-            "analysis": columns_of([r[7] for r in rows]) if with_analysis else None}
+def _block(columns: tuple[Column, ...], rows, with_analysis: bool) -> dict:
+    """The block of rows that ``_check_full_row`` returned."""
+    block = block_of(columns, rows)  # (it reads a row's first len(columns) items)
+    block["analysis"] = columns_of([r[-1] for r in rows]) if with_analysis else None
+    return block
 
 
 class CsvLayout:
-    """Where each column of a results CSV is: ``order`` lists the fields' indices in the order
-    ``_check_row`` takes them (the id column, then ``COLUMNS`` present in the file)."""
+    """Where each column of a results CSV is: ``columns`` are those of ``COLUMNS`` that the file
+    has, ``order`` their fields' indices in a line."""
 
     def __init__(self, header: list[str], id_column: str) -> None:
         self.header = header
         self.id_column = id_column
-        self.present = _present(header)
-        self.order = [header.index(name) for name in (id_column,) + self.present]
-        self.winnable_at = 1 + self.present.index("winnable")
-        self.moves_at = 1 + self.present.index("moves")
-        self.reason_at = 1 + self.present.index("reason") if "reason" in self.present else None
+        self.columns = present_columns(id_column, header)
+        self.order = [header.index(c.name) for c in self.columns]
+        self.nullable = [k for k, c in enumerate(self.columns) if c.kind.nullable]
+        """The row's fields that are ``None`` when empty."""
+        self.converters = [(k, c.name, c.kind.from_csv) for k, c in enumerate(self.columns)
+                           if c.kind.from_csv is not None]
+        """``(index in the row's fields, name, Kind.from_csv)`` of the fields to convert."""
         self.analysis = ([header.index(name) for name in ANALYSIS_COLUMNS]
                          if analysed(header) else None)
 
@@ -338,7 +269,7 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
     ``lines_before``: the lines of the file before ``text`` (for the line numbers)."""
     reader = csv.reader(text)
     header = layout.header
-    winnable_at, moves_at, reason_at = layout.winnable_at, layout.moves_at, layout.reason_at
+    check = RowCheck(layout.columns)
     rows = []
     while True:
         try:
@@ -355,22 +286,19 @@ def _csv_rows_checked(text, layout: CsvLayout, block: int, path: str, lines_befo
             if len(row) != len(header):
                 raise BadRow(f"{len(row)} fields, the header has {len(header)}")
             fields = [row[k] for k in layout.order]
-            if fields[winnable_at] not in _CSV_WINNABLE:
-                raise BadRow(f"winnable {clip(fields[winnable_at])} is not true, false or "
-                             f"empty")
-            fields[winnable_at] = _CSV_WINNABLE[fields[winnable_at]]
-            fields[moves_at] = fields[moves_at] or None
-            if reason_at is not None:
-                fields[reason_at] = fields[reason_at] or None
+            for k in layout.nullable:
+                fields[k] = fields[k] or None
+            for k, name, convert in layout.converters:
+                fields[k] = convert(name, fields[k])
             extra = None if layout.analysis is None else [row[k] or None for k in layout.analysis]
-            rows.append(_check_full_row(layout.id_column, fields, extra))
+            rows.append(_check_full_row(check, fields, extra))
         except BadRow as e:
             raise ValueError(f"{path} line {lines_before + reader.line_num}: {e}") from None
         if len(rows) == block:
-            yield _block(rows, layout.analysis is not None)
+            yield _block(layout.columns, rows, layout.analysis is not None)
             rows = []
     if rows:
-        yield _block(rows, layout.analysis is not None)
+        yield _block(layout.columns, rows, layout.analysis is not None)
 
 
 def _parquet_blocks(pf, id_column, block, path, arrow_error):
@@ -395,12 +323,13 @@ def _parquet_rows_checked(batch, id_column: str, path: str, rows_before: int) ->
     it (for the row numbers). ``None`` for an empty batch."""
     d = batch.to_pydict()
     with_analysis = analysed(d)
+    columns = present_columns(id_column, d)
+    check = RowCheck(columns)
     extra = zip(*(d[name] for name in ANALYSIS_COLUMNS)) if with_analysis else repeat(None)
     rows = []
-    for k, (fields, more) in enumerate(zip(zip(*(d[name] for name in (id_column,) + _present(d))),
-                                           extra), start=1):
+    for k, (fields, more) in enumerate(zip(zip(*(d[c.name] for c in columns)), extra), start=1):
         try:
-            rows.append(_check_full_row(id_column, fields, more))
+            rows.append(_check_full_row(check, fields, more))
         except BadRow as e:
             raise ValueError(f"{path} row {rows_before + k}: {e}") from None
-    return _block(rows, with_analysis) if rows else None
+    return _block(columns, rows, with_analysis) if rows else None

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from solver.batch.io import deal_texts
+from solver.batch.kinds import deal_texts
 from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
 from solver.batch.quick import csv_block, parquet_block
 from solver.batch.results import read_results
