@@ -34,6 +34,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -164,24 +165,40 @@ def _warm_up(rules: Rules, ws: Workspace) -> None:
     _chunk_winnability(deals_from_seeds([WARM_UP_SEED]), rules, WARM_UP_STATES, ws)
 
 
-def _chunk_winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
-    """``(outcome, states, ns)`` of a chunk's ``deals``: one ``decide_deal_chunk`` call under
-    unlimited recycles, ``_winnability`` otherwise."""
-    if rules.recycles is not None or not IN_KERNEL_CLOCK:
-        return _winnability(deals, rules, max_states, ws)
-    n = len(deals)
-    outcome = np.empty(n, dtype=np.int8)
-    states = np.empty(n, dtype=np.int64)
-    ns = np.empty(n, dtype=np.int64)
-    decide_deal_chunk(deals, rules.args, max_states, ws.args(), outcome, states, ns)
-    return outcome, states, ns
+class Scored(NamedTuple):
+    """A chunk's per-deal search columns (those of ``ChunkResult`` between ``deals`` and
+    ``analysis``)."""
+
+    outcome: np.ndarray
+    moves: np.ndarray
+    states: np.ndarray
+    ns: np.ndarray
+    reason: np.ndarray
 
 
-def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace):
+def _chunk_winnability(deals: np.ndarray, rules: Rules, max_states: int,
+                       ws: Workspace) -> Scored:
+    """The winnability of a chunk's ``deals``: one ``decide_deal_chunk`` call under unlimited
+    recycles, one ``decide_timed`` call otherwise; no moves, and the reason of an unknown deal
+    is always the positions cap (the kernels stop early only there)."""
     n = len(deals)
     outcome = np.zeros(n, dtype=np.int8)
     states = np.zeros(n, dtype=np.int64)
     ns = np.zeros(n, dtype=np.int64)
+    if rules.recycles is None and IN_KERNEL_CLOCK:
+        decide_deal_chunk(deals, rules.args, max_states, ws.args(), outcome, states, ns)
+    else:
+        _winnability(deals, rules, max_states, ws, outcome, states, ns)
+    reason = np.where(outcome == Outcome.UNKNOWN, REASON_NAMES.index(REASON_STATES),
+                      0).astype(np.int8)
+    return Scored(outcome, np.full(n, NO_MOVES, dtype=np.int16), states, ns, reason)
+
+
+def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace,
+                 outcome: np.ndarray, states: np.ndarray, ns: np.ndarray) -> None:
+    """Fill ``outcome``, ``states`` and ``ns`` of ``deals`` with the timed kernel (per-deal
+    calls timed in Python where the kernel cannot read the clock)."""
+    n = len(deals)
     if IN_KERNEL_CLOCK:
         decide_timed(deals, rules.args, max_states, ws.args(), outcome, states, ns)
     else:  # pragma: no cover - other platforms time in Python around a per-deal call
@@ -190,10 +207,10 @@ def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace
             one_outcome, one_states = winnable_many(deals[k:k + 1], rules, max_states, ws)
             ns[k] = time.perf_counter_ns() - t0
             outcome[k], states[k] = one_outcome[0], one_states[0]
-    return outcome, states, ns
 
 
-def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | None):
+def _optimal(deals: np.ndarray, rules: Rules, max_states: int,
+             timeout: float | None) -> Scored:
     from solver.pyramid.optimal.api import solve_optimal
 
     n = len(deals)
@@ -222,7 +239,7 @@ def _optimal(deals: np.ndarray, rules: Rules, max_states: int, timeout: float | 
             moves[k] = r.moves
         elif r.outcome == Outcome.UNKNOWN:
             reason[k] = REASON_NAMES.index(r.reason)
-    return outcome, moves, states, ns, reason
+    return Scored(outcome, moves, states, ns, reason)
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
@@ -234,19 +251,14 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     else:
         ids, deals = parse_lines(task.lines)
     if task.optimal:
-        outcome, moves, states, ns, reason = _optimal(deals, task.rules, task.max_states,
-                                                      task.timeout)
+        scored = _optimal(deals, task.rules, task.max_states, task.timeout)
     else:
-        ws = workspace_for(task.rules)
-        outcome, states, ns = _chunk_winnability(deals, task.rules, task.max_states, ws)
-        moves = np.full(len(ids), NO_MOVES, dtype=np.int16)
-        # the winnability kernel stops early only at max_states
-        reason = np.where(outcome == Outcome.UNKNOWN, REASON_NAMES.index(REASON_STATES),
-                          0).astype(np.int8)
+        scored = _chunk_winnability(deals, task.rules, task.max_states,
+                                    workspace_for(task.rules))
     analysis = None
     if task.analyse:
-        analysis = analyse_chunk(ids, deals, outcome, task.rules, task.playouts, task.max_states,
-                                 task.timeout, partial_workspace(task.rules))
-    return ChunkResult(task.index, ids, deals.astype(np.int8, copy=False), outcome, moves, states, ns,
-                       reason, analysis)
+        analysis = analyse_chunk(ids, deals, scored.outcome, task.rules, task.playouts,
+                                 task.max_states, task.timeout, partial_workspace(task.rules))
+    return ChunkResult(task.index, ids, deals.astype(np.int8, copy=False), scored.outcome,
+                       scored.moves, scored.states, scored.ns, scored.reason, analysis)
 
