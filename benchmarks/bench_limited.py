@@ -80,8 +80,8 @@ def measure_once(rules: Rules, seeds) -> dict:
     outcome = np.empty(len(deals), dtype=np.int8)
     t0 = time.process_time()
     for k in range(len(deals)):
-        found = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)
-        states[k], outcome[k] = found.states, found.outcome
+        o, _, e = decide_flat(deals[k], START, *rule, 0, *ws.args(), path)  # the flat entry
+        states[k], outcome[k] = e, o
     return {"seconds": time.process_time() - t0, "states": states, "outcome": outcome}
 
 

@@ -100,16 +100,22 @@ def decide_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_stat
     """``decide`` with its rule and workspace arguments spread out: the one entry for a call per
     deal from Python (``solve_winnable``), kept flat because numba's dispatcher types plain
     arguments 1.2-2.2 us faster than the two named tuples (measured: 1.4 against 2.6-3.6 us a
-    call), a tenth of an easy deal's search. ``decide_free_flat`` is its twin for unlimited
-    recycles. Every other caller passes ``RuleArgs`` and ``WorkspaceArgs``."""
-    return decide(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all), max_states,
-                  WorkspaceArgs(max_table, table, touched, moves, counts), path)
+    call), a tenth of an easy deal's search. For the same reason it returns a plain tuple
+    ``(outcome, length, states)``, the fields of ``Decided``: numba makes a named tuple's Python
+    object through its class, 0.55 us more a call (0.79 against 0.24 us, measured), which the
+    per-deal figures of ``benchmarks/bench_winnability.py`` showed as 8% fewer easy deals a
+    second. ``decide_free_flat`` is its twin for unlimited recycles. Every other caller passes
+    ``RuleArgs`` and ``WorkspaceArgs`` and reads a ``Decided``."""
+    found = decide(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all), max_states,
+                   WorkspaceArgs(max_table, table, touched, moves, counts), path)
+    return found.outcome, found.length, found.states
 
 
 @njit(cache=True)
 def decide_free_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
                      table, touched, moves, counts, path):
     """``decide_flat`` for unlimited recycles (``decide_free``), so that the default rules never
-    compile the limited-recycles search."""
-    return decide_free(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all),
-                       max_states, WorkspaceArgs(max_table, table, touched, moves, counts), path)
+    compile the limited-recycles search; it returns the same plain tuple."""
+    found = decide_free(deal, start, RuleArgs(recycles, overlap, stock_top_on, goal_all),
+                        max_states, WorkspaceArgs(max_table, table, touched, moves, counts), path)
+    return found.outcome, found.length, found.states

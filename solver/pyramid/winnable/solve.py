@@ -44,7 +44,8 @@ import numpy as np
 
 from solver.core import memory
 from solver.pyramid.model.deals import Deal
-from solver.pyramid.winnable.dfs import decide_batch, decide_flat, decide_free_flat, decide_turn
+from solver.pyramid.winnable.dfs import (Decided, decide_batch, decide_flat, decide_free_flat,
+                                         decide_turn)
 from solver.pyramid.winnable.free_search import FREE_DEPTH
 from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, Outcome, SolveResult
 from solver.pyramid.winnable.lost_table import LostTable, WorkspaceArgs, table_clear
@@ -203,7 +204,8 @@ def solve_winnable(deal, rules: Rules = Rules(), max_states: int = DEFAULT_MAX_S
     t0 = time.perf_counter()
     begin = START if start is None else np.uint64(start)
     try:
-        found = entry_kernel(rules)(deal.cards, begin, *rule, max_states, *ws.args(), path)
+        found = Decided(*entry_kernel(rules)(deal.cards, begin, *rule, max_states, *ws.args(),
+                                             path))
     except MemoryError:
         ws.table.fill(0)  # the kernel stopped before cleaning the reused table
         return SolveResult(Outcome.UNKNOWN, seconds=time.perf_counter() - t0, reason=REASON_MEMORY)
