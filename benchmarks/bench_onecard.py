@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, timed, write_section  # noqa: E402
 
-from solver.games.onecard.engine import OneCardRules  # noqa: E402
+from solver.games.onecard.engine import OneCardRules, Table  # noqa: E402
 from solver.games.onecard.sim import new_round_buffers, play_round_kernel, simulate_records  # noqa: E402
 from solver.core.rng import new_state  # noqa: E402
 
@@ -41,14 +41,14 @@ def _rounds_only(seed, n_rounds, n, deck, joker):
     """``n_rounds`` rounds from one stream, the dealer moving left each round; returns the sum
     of the captured points (27 a round) so nothing is optimised away."""
     state = new_state(seed)
-    buf, hands, cap, pts, scored, res, bid_log, trick_log = new_round_buffers()
+    table = Table(n, deck, joker)
+    rb = new_round_buffers()
     total = 0
     dealer = 0
     for _ in range(n_rounds):
-        play_round_kernel(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
-                    trick_log)
+        play_round_kernel(state, table, dealer, rb)
         for s in range(n):
-            total += pts[s]
+            total += rb.pts[s]
         dealer = (dealer + 1) % n
     return total
 

@@ -27,6 +27,7 @@ The first dealer of a game is ``below(n)`` drawn first from the game's stream.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -78,6 +79,28 @@ MAX_BID_EVENTS = 32
 """Bid log rows (seat, bid or 0 for a pass); an auction has at most 10 bids and 4 passes."""
 
 _ZERO = np.uint64(0)
+
+
+class Table(NamedTuple):
+    """What the round kernels need of the rules: the number of players, the deck in its order
+    before the shuffle (``OneCardRules.deck``) and the joker's card id."""
+    n: int
+    deck: np.ndarray
+    joker: int
+
+
+class RoundBuffers(NamedTuple):
+    """The arrays of one round, reused round after round: the shuffle buffer, the hands, the
+    captured piles (masks), the captured points and the round scores by seat, the results
+    (``RES_*``), the bid log and the trick log."""
+    buf: np.ndarray
+    hands: np.ndarray
+    cap: np.ndarray
+    pts: np.ndarray
+    scored: np.ndarray
+    res: np.ndarray
+    bid_log: np.ndarray
+    trick_log: np.ndarray
 
 
 def _build_tables():
@@ -239,9 +262,11 @@ def _bidding(state, n, dealer, bid_log, res):
 
 
 @njit(cache=True)
-def _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log):
-    """Play every trick after the auction in ``res``; captured cards (with the one card for the
-    last trick's winner) go to ``cap``."""
+def _play_tricks(state, table, dealer, rb, one_card):
+    """Play every trick after the auction in ``rb.res``; captured cards (with the one card for
+    the last trick's winner) go to ``rb.cap``."""
+    n, joker = table.n, table.joker
+    hands, cap, res, trick_log = rb.hands, rb.cap, rb.res, rb.trick_log
     jbit = _BIT[joker]
     bidder = res[RES_BIDDER]
     leader = bidder if bidder >= 0 else (dealer + _NO_BID_LEAD[n]) % n
