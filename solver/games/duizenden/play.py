@@ -13,9 +13,9 @@ from numba import njit
 
 from solver.core.cards import MAX_CARDS
 from solver.games.duizenden.melds import (
-    CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_LEN, CTX_OPENED, CTX_OPENING_TURN, CTX_POOL,
+    CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_OPENED, CTX_OPENING_TURN, CTX_POOL,
     CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
-    FLAG_QUEEN_KEPT, M_CARDS, M_JOKERS, M_N, N_KINDS, OPENING_POINTS, POINTS, QS_KIND, SPEC_LEN,
+    FLAG_QUEEN_KEPT, M_CARDS, M_JOKERS, M_N, N_KINDS, OPENING_POINTS, POINTS, QS_KIND,
     SPEC_POINTS, hand_melds, _layoffs, _swaps)
 from solver.games.duizenden.options import MAX_PLAYERS, TARGET_POINTS
 from solver.games.duizenden.table import (
@@ -59,11 +59,21 @@ def new_records(max_rounds: int) -> RoundRecords:
                         out=np.zeros(max_rounds, dtype=np.int64))
 
 
+class RoundRules(NamedTuple):
+    """The rules of a table as the kernels take them: the number of players, the variant bits
+    (``FLAG_*``) and the points lost for a forgotten "last card" (variant 3)."""
+    players: int
+    flags: int
+    penalty: int
+
+
 @njit(cache=True)
-def _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags):
-    ctx[CTX_POOL] = hsize[seat]
-    ctx[CTX_QUEENS] = cnt[seat, QS_KIND]
-    ctx[CTX_OPENED] = opened[seat]
+def _fill_ctx(w, seat, prov, opening_turn, flags):
+    """The situation of ``seat``'s hand in ``w.ctx`` (see ``duizenden.melds``)."""
+    ctx = w.ctx
+    ctx[CTX_POOL] = w.hsize[seat]
+    ctx[CTX_QUEENS] = w.cnt[seat, QS_KIND]
+    ctx[CTX_OPENED] = w.opened[seat]
     ctx[CTX_PROV] = prov
     ctx[CTX_OPENING_TURN] = opening_turn
     ctx[CTX_EXTRA] = 0
@@ -72,19 +82,20 @@ def _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags):
 
 
 @njit(cache=True)
-def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc, log,
-               ctx, spec):
+def _draw_step(rng, seat, flags, w):
     """Draw from the stock or take the pot (each half the time when both are legal; then one
     pot meld uniformly). Returns 1 if the hand is then empty (out), -1 if the player can do
     neither (stock exhausted), else 0."""
+    loc, cnt, hsize, stock, pot = w.loc, w.cnt, w.hsize, w.stock, w.pot
+    sc, log, ctx, spec = w.sc, w.log, w.ctx, w.spec
     n_stock = 1 if sc[SC_STOCK] > 0 else 0
     n_pot = 0
     top = -1
     tk = -1
-    if opened[seat] == 1 and sc[SC_POT] > 0:
+    if w.opened[seat] == 1 and sc[SC_POT] > 0:
         top = pot[sc[SC_POT] - 1]
         tk = _kind(top)
-        _fill_ctx(ctx, seat, cnt, hsize, opened, 0, 0, flags)
+        _fill_ctx(w, seat, 0, 0, flags)
         ctx[CTX_POOL] += 1
         ctx[CTX_EXTRA] = sc[SC_POT] - 1
         for i in range(sc[SC_POT] - 1):
@@ -108,9 +119,9 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
     cnt[seat, tk] -= 1
     sc[SC_POT] -= 1
     _to_hand(top, seat, loc, cnt, hsize)
-    m = _lay_meld(spec, seat, top, loc, cnt, hsize, owner, melds, sc)
+    m = _lay_meld(spec, seat, top, w)
     row = _log(log, sc, EV_TAKE_POT, seat, top, m, sc[SC_POT])
-    _log_meld(log, row, melds, m)
+    _log_meld(log, row, w.melds, m)
     for i in range(sc[SC_POT]):
         _to_hand(pot[i], seat, loc, cnt, hsize)
     sc[SC_POT] = 0
@@ -118,19 +129,21 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
 
 
 @njit(cache=True)
-def _undo(seat, first, loc, cnt, hsize, owner, melds, sc):
+def _undo(seat, first, w):
     """Take the provisional melds ``first..`` back into the hand (an opening below 30)."""
+    melds, sc = w.melds, w.sc
     for m in range(first, sc[SC_MELDS]):
         for i in range(melds[m, M_N]):
             card = melds[m, M_CARDS + i]
-            owner[card] = -1
-            _to_hand(card, seat, loc, cnt, hsize)
+            w.owner[card] = -1
+            _to_hand(card, seat, w.loc, w.cnt, w.hsize)
     sc[SC_MELDS] = first
 
 
 @njit(cache=True)
-def _swap(seat, m, kind, slot, loc, cnt, hsize, owner, melds, log, sc):
+def _swap(seat, m, kind, slot, w):
     """Variant 2: the natural ``kind`` from hand replaces the joker in ``slot`` of meld ``m``."""
+    loc, cnt, hsize, melds, owner = w.loc, w.cnt, w.hsize, w.melds, w.owner
     card = _hand_card(loc, seat, kind, -1)
     joker = melds[m, M_CARDS + slot]
     _off_hand(card, seat, cnt, hsize)
@@ -140,17 +153,19 @@ def _swap(seat, m, kind, slot, loc, cnt, hsize, owner, melds, log, sc):
     owner[card] = seat
     owner[joker] = -1
     _to_hand(joker, seat, loc, cnt, hsize)
-    _log(log, sc, EV_SWAP, seat, card, m, joker)
+    _log(w.log, w.sc, EV_SWAP, seat, card, m, joker)
 
 
 @njit(cache=True)
-def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec, act):
+def _meld_step(rng, seat, flags, w):
     """Lay melds, lay-offs and (variant 2) joker exchanges until "stop". Returns 1 if out."""
+    loc, cnt, hsize, melds, owner, opened = w.loc, w.cnt, w.hsize, w.melds, w.owner, w.opened
+    sc, log, ctx, spec, act = w.sc, w.log, w.ctx, w.spec, w.act
     opening_turn = 1 - opened[seat]
     first = sc[SC_MELDS]
     prov = 0
     while True:
-        _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags)
+        _fill_ctx(w, seat, prov, opening_turn, flags)
         n_m = hand_melds(cnt[seat], -1, ctx, -1, spec)
         n_l = 0
         n_s = 0
@@ -162,11 +177,11 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
         if a == n_m + n_l + n_s:
             if opened[seat] == 0 and sc[SC_MELDS] > first:
                 _log(log, sc, EV_UNDO, seat, sc[SC_MELDS] - first, prov, 0)
-                _undo(seat, first, loc, cnt, hsize, owner, melds, sc)
+                _undo(seat, first, w)
             return STEP_ON
         if a < n_m:
             hand_melds(cnt[seat], -1, ctx, a, spec)
-            m = _lay_meld(spec, seat, -1, loc, cnt, hsize, owner, melds, sc)
+            m = _lay_meld(spec, seat, -1, w)
             _log_meld(log, _log(log, sc, EV_MELD, seat, spec[SPEC_POINTS], m, 0), melds, m)
             if opened[seat] == 0:
                 prov += spec[SPEC_POINTS]
@@ -181,7 +196,7 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
             _log(log, sc, EV_LAYOFF, seat, card, act[0], 0)
         else:
             _swaps(cnt[seat], melds, sc[SC_MELDS], ctx, a - n_m - n_l, act)
-            _swap(seat, act[0], act[1], act[2], loc, cnt, hsize, owner, melds, log, sc)
+            _swap(seat, act[0], act[1], act[2], w)
         if hsize[seat] == 0:
             return STEP_OUT
 
@@ -198,9 +213,10 @@ def _may_discard(kind, h, flags, opened_now):
 
 
 @njit(cache=True)
-def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty, sc,
-                  log):
+def _discard_step(rng, seat, rules, opened_now, w):
     """Discard one card uniformly among the legal kinds. Returns 1 if the hand is then empty."""
+    loc, cnt, hsize, pot, sc, log = w.loc, w.cnt, w.hsize, w.pot, w.sc, w.log
+    flags = rules.flags
     h = hsize[seat]
     n = 0
     for k in range(N_KINDS):
@@ -226,29 +242,27 @@ def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot
     if hsize[seat] == 1 and flags & FLAG_LAST_CARD:
         announced = below(rng, 2)
         if announced == 0:
-            penalty[seat] += pen_points
+            w.penalty[seat] += rules.penalty
         _log(log, sc, EV_ANNOUNCE, seat, announced, 0, 0)
     return STEP_ON
 
 
 @njit(cache=True)
-def _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened, penalty,
-               sc, log, ctx, spec, act):
+def _turn_rest(rng, seat, rules, w):
     """Meld step then discard step of ``seat``'s turn. Returns 1 if the player went out."""
-    was_open = opened[seat]
-    if _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec,
-                  act) == STEP_OUT:
+    was_open = w.opened[seat]
+    if _meld_step(rng, seat, rules.flags, w) == STEP_OUT:
         return STEP_OUT
-    opened_now = 1 if was_open == 0 and opened[seat] == 1 else 0
-    return _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty,
-                         sc, log)
+    opened_now = 1 if was_open == 0 and w.opened[seat] == 1 else 0
+    return _discard_step(rng, seat, rules, opened_now, w)
 
 
 @njit(cache=True)
-def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
+def _exchange_phase(rng, n_players, start, w, open_card):
     """Each player from the starter on takes the open card for a hand card or declines (two
     decisions: exchange or decline, half each; then which card to put back, uniformly); after
     one full round of exchanges the starter must decline. Returns (decliner, open card)."""
+    loc, cnt, hsize = w.loc, w.cnt, w.hsize
     seat = start
     exchanged = 0
     while exchanged < n_players:
@@ -266,7 +280,7 @@ def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
                     _off_hand(card, seat, cnt, hsize)
                     _to_hand(open_card, seat, loc, cnt, hsize)
                     loc[card] = LOC_OPEN
-                    _log(log, sc, EV_EXCHANGE, seat, open_card, card, 0)
+                    _log(w.log, w.sc, EV_EXCHANGE, seat, open_card, card, 0)
                     open_card = card
                     break
                 a -= 1
@@ -276,10 +290,12 @@ def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
 
 
 @njit(cache=True)
-def _score(n_players, loc, cnt, owner, penalty, scores):
-    """Table points laid by each seat minus its hand points minus its penalties."""
+def _score(n_players, w):
+    """Table points laid by each seat minus its hand points minus its penalties, to
+    ``w.scores``."""
+    loc, cnt, owner, scores = w.loc, w.cnt, w.owner, w.scores
     for p in range(n_players):
-        s = -penalty[p]
+        s = -w.penalty[p]
         for k in range(N_KINDS):
             s -= cnt[p, k] * POINTS[k]
         scores[p] = s
@@ -289,15 +305,17 @@ def _score(n_players, loc, cnt, owner, penalty, scores):
 
 
 @njit(cache=True)
-def deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc):
+def deal_round(rng, n_players, w):
+    """Shuffle ``w.deck`` and deal a round into ``w``; returns the open card."""
+    deck, loc, cnt, hsize, stock, sc = w.deck, w.loc, w.cnt, w.hsize, w.stock, w.sc
     for i in range(MAX_CARDS):
         deck[i] = i
     shuffle(rng, deck)
     cnt[:, :] = 0
     hsize[:] = 0
-    opened[:] = 0
-    penalty[:] = 0
-    owner[:] = -1
+    w.opened[:] = 0
+    w.penalty[:] = 0
+    w.owner[:] = -1
     for p in range(n_players):
         for i in range(HAND_CARDS):
             _to_hand(deck[p * HAND_CARDS + i], p, loc, cnt, hsize)
@@ -317,19 +335,19 @@ def deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, pena
 
 
 @njit(cache=True)
-def play_round_kernel(rng, n_players, start, flags, pen_points, work):
-    """Deal and play one round from ``start`` with the ``RoundWork`` arrays ``work``; fills its
-    ``scores`` and ``sc``; returns END_*."""
-    deck, loc, cnt, hsize = work.deck, work.loc, work.cnt, work.hsize
-    stock, pot, melds, owner = work.stock, work.pot, work.melds, work.owner
-    opened, penalty, scores, sc, log = work.opened, work.penalty, work.scores, work.sc, work.log
-    ctx = np.zeros(CTX_LEN, dtype=np.int64)
-    spec = np.zeros(SPEC_LEN, dtype=np.int64)
-    act = np.zeros(3, dtype=np.int64)
+def play_round_kernel(rng, rules, start, work):
+    """Deal and play one round from ``start`` under ``rules`` (``RoundRules``) with the
+    ``RoundWork`` arrays ``work``; fills its ``scores`` and ``sc``; returns END_*."""
+    n_players = rules.players
+    loc, cnt, hsize, stock, pot = work.loc, work.cnt, work.hsize, work.stock, work.pot
+    sc, log = work.sc, work.log
+    work.ctx[:] = 0
+    work.spec[:] = 0
+    work.act[:] = 0
     sc[SC_START] = start
     sc[SC_LOG_N] = 0
-    open_card = deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
-    seat, open_card = _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card)
+    open_card = deal_round(rng, n_players, work)
+    seat, open_card = _exchange_phase(rng, n_players, start, work, open_card)
     # The decliner draws from the stock; the open card turned face down starts the pot.
     loc[open_card] = LOC_POT
     pot[0] = open_card
@@ -339,8 +357,7 @@ def play_round_kernel(rng, n_players, start, flags, pen_points, work):
     _to_hand(card, seat, loc, cnt, hsize)
     _log(log, sc, EV_DECLINE, seat, card, open_card, 0)
     end = END_TURN_LIMIT
-    out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
-                     penalty, sc, log, ctx, spec, act)
+    out = _turn_rest(rng, seat, rules, work)
     sc[SC_TURNS] = 1
     while sc[SC_TURNS] < TURN_LIMIT:
         if out == STEP_OUT:
@@ -349,8 +366,7 @@ def play_round_kernel(rng, n_players, start, flags, pen_points, work):
             _log(log, sc, EV_OUT, seat, 0, 0, 0)
             break
         seat = (seat + 1) % n_players
-        d = _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc,
-                       log, ctx, spec)
+        d = _draw_step(rng, seat, rules.flags, work)
         if d == STEP_STUCK:
             end = END_EXHAUSTED
             _log(log, sc, EV_EXHAUSTED, seat, 0, 0, 0)
@@ -359,23 +375,21 @@ def play_round_kernel(rng, n_players, start, flags, pen_points, work):
         if d == STEP_OUT:
             out = STEP_OUT
             continue
-        out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
-                         penalty, sc, log, ctx, spec, act)
-    _score(n_players, loc, cnt, owner, penalty, scores)
+        out = _turn_rest(rng, seat, rules, work)
+    _score(n_players, work)
     return end
 
 
-
-
 @njit(cache=True)
-def _play_game(rng, n_players, flags, pen_points, max_rounds, work, rec, totals):
+def _play_game(rng, rules, max_rounds, work, rec, totals):
     """Rounds until a total reaches 1000 after a round (or ``max_rounds``). The highest total wins;
     a tie goes to the player who went out in the last round if tied, else the lowest seat.
     Fills ``rec`` (``RoundRecords``) and ``totals``; returns (rounds played, winner or -1 if
     unfinished)."""
+    n_players = rules.players
     totals[:] = 0
     for r in range(max_rounds):
-        end = play_round_kernel(rng, n_players, r % n_players, flags, pen_points, work)
+        end = play_round_kernel(rng, rules, r % n_players, work)
         scores, sc = work.scores, work.sc
         best = -1 << 40
         for p in range(n_players):

@@ -12,6 +12,8 @@ State of a round (all plain arrays, reused from round to round; ``new_work`` mak
   table card there (its points count for that seat).
 * ``opened[seat]``, ``penalty[seat]`` (variant 3), ``scores[seat]`` (the round's result).
 * ``log``: with ``sc[SC_LOG_ON]`` set, one row per event (``EV_*``) for ``pyramid show``.
+* ``ctx``, ``spec``, ``act``: the scratch arrays of the action enumerators of
+  ``duizenden.melds`` (the situation ``CTX_*``, a meld ``SPEC_*``, a lay-off or joker exchange).
 """
 
 from __future__ import annotations
@@ -19,21 +21,19 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof, types
 
 from solver.core.cards import CARDS_PER_DECK, MAX_CARDS, NATURAL_CARDS
 from solver.games.duizenden.melds import (
-    KIND_JOKER, M_CARDS, M_HI, M_JOKERS, M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE, MAX_MELDS,
-    MELD_RUN, MELD_WIDTH, N_KINDS, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LO, SPEC_SUITS, SPEC_TYPE,
-    run_kind)
+    CTX_LEN, KIND_JOKER, M_CARDS, M_HI, M_JOKERS, M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE,
+    MAX_MELDS, MELD_RUN, MELD_WIDTH, N_KINDS, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO,
+    SPEC_SUITS, SPEC_TYPE, run_kind)
 from solver.games.duizenden.options import MAX_PLAYERS
 
 # Explicit signatures for the helpers called with many literal arguments (see duizenden.melds).
 _KIND_SIG = "int64(int64)"
 _HAND_CARD_SIG = "int64(int64[::1], int64, int64, int64)"
 _LOG_SIG = "int64(int64[:, ::1], int64[::1], int64, int64, int64, int64, int64)"
-_LAY_MELD_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64[:, ::1], int64[::1], "
-                 "int64[::1], int64[:, ::1], int64[::1])")
 
 HAND_CARDS = 13
 LOC_STOCK, LOC_POT, LOC_OPEN, LOC_TABLE = 6, 7, 8, 9
@@ -69,6 +69,9 @@ class RoundWork(NamedTuple):
     scores: np.ndarray
     sc: np.ndarray
     log: np.ndarray
+    ctx: np.ndarray
+    spec: np.ndarray
+    act: np.ndarray
 
 
 def new_work(log_rows: int = 0) -> RoundWork:
@@ -85,7 +88,14 @@ def new_work(log_rows: int = 0) -> RoundWork:
                      penalty=np.zeros(MAX_PLAYERS, dtype=np.int64),
                      scores=np.zeros(MAX_PLAYERS, dtype=np.int64),
                      sc=np.zeros(SC_LEN, dtype=np.int64),
-                     log=np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64))
+                     log=np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64),
+                     ctx=np.zeros(CTX_LEN, dtype=np.int64),
+                     spec=np.zeros(SPEC_LEN, dtype=np.int64),
+                     act=np.zeros(3, dtype=np.int64))
+
+
+_LAY_MELD_SIG = types.int64(types.int64[::1], types.int64, types.int64, typeof(new_work()))
+"""``_lay_meld``'s signature: its last argument is a ``RoundWork``, typed as ``new_work`` makes it."""
 
 
 @njit(_KIND_SIG, cache=True)
@@ -170,15 +180,18 @@ def _place(card, seat, m, pos, loc, owner, melds):
 
 
 @njit(cache=True)
-def _lay_from_hand(seat, kind, prefer, m, pos, loc, cnt, hsize, owner, melds):
-    card = _hand_card(loc, seat, kind, prefer)
-    _off_hand(card, seat, cnt, hsize)
-    _place(card, seat, m, pos, loc, owner, melds)
+def _lay_from_hand(seat, kind, prefer, m, pos, w):
+    """Put a card of ``kind`` from ``seat``'s hand into meld ``m`` at run position ``pos``."""
+    card = _hand_card(w.loc, seat, kind, prefer)
+    _off_hand(card, seat, w.cnt, w.hsize)
+    _place(card, seat, m, pos, w.loc, w.owner, w.melds)
 
 
 @njit(_LAY_MELD_SIG, cache=True)
-def _lay_meld(spec, seat, prefer, loc, cnt, hsize, owner, melds, sc):
-    """Lay the meld ``spec`` from ``seat``'s hand as a new table meld; returns its index."""
+def _lay_meld(spec, seat, prefer, w):
+    """Lay the meld ``spec`` from ``seat``'s hand as a new table meld of the ``RoundWork`` ``w``;
+    returns its index."""
+    melds, sc = w.melds, w.sc
     m = sc[SC_MELDS]
     sc[SC_MELDS] += 1
     melds[m, M_TYPE] = spec[SPEC_TYPE]
@@ -191,14 +204,14 @@ def _lay_meld(spec, seat, prefer, loc, cnt, hsize, owner, melds, sc):
         melds[m, M_HI] = spec[SPEC_HI]
         for p in range(spec[SPEC_LO], spec[SPEC_HI] + 1):
             kd = KIND_JOKER if spec[SPEC_JOKERS] >> p & 1 else run_kind(spec[SPEC_KEY], p)
-            _lay_from_hand(seat, kd, prefer, m, p, loc, cnt, hsize, owner, melds)
+            _lay_from_hand(seat, kd, prefer, m, p, w)
     else:
         melds[m, M_LO] = 0
         melds[m, M_HI] = 0
         for s in range(4):
             kd = s * 13 + spec[SPEC_KEY] - 1
             for _ in range(spec[SPEC_SUITS + s]):
-                _lay_from_hand(seat, kd, prefer, m, 0, loc, cnt, hsize, owner, melds)
+                _lay_from_hand(seat, kd, prefer, m, 0, w)
         for _ in range(spec[SPEC_JOKERS]):
-            _lay_from_hand(seat, KIND_JOKER, prefer, m, 0, loc, cnt, hsize, owner, melds)
+            _lay_from_hand(seat, KIND_JOKER, prefer, m, 0, w)
     return m
