@@ -43,12 +43,14 @@ def _rounds_only(seed, n_rounds, n, deck, joker):
     state = new_state(seed)
     table = Table(n, deck, joker)
     rb = new_round_buffers()
+    pts = rb.pts
     total = 0
     dealer = 0
     for _ in range(n_rounds):
-        play_round_kernel(state, table, dealer, rb)
+        play_round_kernel(state, table, dealer, rb.buf, rb.hands, rb.dealt, rb.cap, pts, rb.scored,
+                          rb.res, rb.bid_log, rb.trick_log)
         for s in range(n):
-            total += rb.pts[s]
+            total += pts[s]
         dealer = (dealer + 1) % n
     return total
 

@@ -90,11 +90,12 @@ class Table(NamedTuple):
 
 
 class RoundBuffers(NamedTuple):
-    """The arrays of one round, reused round after round: the shuffle buffer, the hands, the
-    captured piles (masks), the captured points and the round scores by seat, the results
-    (``RES_*``), the bid log and the trick log."""
+    """The arrays of one round, reused round after round: the shuffle buffer, the hands in play
+    and as dealt, the captured piles (masks), the captured points and the round scores by seat,
+    the results (``RES_*``), the bid log and the trick log."""
     buf: np.ndarray
     hands: np.ndarray
+    dealt: np.ndarray
     cap: np.ndarray
     pts: np.ndarray
     scored: np.ndarray
@@ -229,8 +230,9 @@ def _deal(state, n, dealer, deck, buf, hands):
 
 @njit(cache=True)
 def _bidding(state, n, dealer, bid_log, res):
-    """The auction from left of the dealer; passes are final. Sets bidder (-1: nobody), bid and
-    the number of bid log rows (seat, bid or 0 for a pass) in ``res``."""
+    """The auction from left of the dealer; passes are final. Sets bidder (-1: nobody), bid, the
+    number of bid log rows (seat, bid or 0 for a pass) and the first leader in ``res``: the
+    bidder, or with no bid the player ``NO_BID_LEAD`` seats left of the dealer."""
     min_bid = _MIN_BID[n]
     active = (1 << n) - 1
     high = 0
@@ -259,18 +261,17 @@ def _bidding(state, n, dealer, bid_log, res):
     res[RES_BIDDER] = bidder
     res[RES_BID] = high if bidder >= 0 else 0
     res[RES_NBIDS] = nlog
+    res[RES_LEADER] = bidder if bidder >= 0 else (dealer + _NO_BID_LEAD[n]) % n
 
 
 @njit(cache=True)
-def _play_tricks(state, table, dealer, rb, one_card):
-    """Play every trick after the auction in ``rb.res``; captured cards (with the one card for
-    the last trick's winner) go to ``rb.cap``."""
-    n, joker = table.n, table.joker
-    hands, cap, res, trick_log = rb.hands, rb.cap, rb.res, rb.trick_log
+def _play_tricks(state, n, joker, hands, cap, res, trick_log):
+    """Play every trick after the auction in ``res`` (its bidder and first leader); captured
+    cards (with the one card ``res[RES_ONE_CARD]`` for the last trick's winner) go to ``cap``."""
+    one_card = res[RES_ONE_CARD]
     jbit = _BIT[joker]
     bidder = res[RES_BIDDER]
-    leader = bidder if bidder >= 0 else (dealer + _NO_BID_LEAD[n]) % n
-    res[RES_LEADER] = leader
+    leader = res[RES_LEADER]
     res[RES_SWITCH] = -1
     trump = -1
     downtown = False
@@ -305,7 +306,6 @@ def _play_tricks(state, table, dealer, rb, one_card):
     cap[leader] |= _BIT[one_card]
     res[RES_TRUMP] = trump
     res[RES_LAST_WINNER] = leader
-    res[RES_ONE_CARD] = one_card
 
 
 @njit(cache=True)

@@ -64,6 +64,7 @@ def new_round_buffers():
     return RoundBuffers(np.empty(DECK_SIZE, dtype=np.int64),
                         np.zeros(MAX_PLAYERS, dtype=np.uint64),
                         np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                        np.zeros(MAX_PLAYERS, dtype=np.uint64),
                         np.zeros(MAX_PLAYERS, dtype=np.int64),
                         np.zeros(MAX_PLAYERS, dtype=np.int64),
                         np.zeros(RES_FIELDS, dtype=np.int64),
@@ -72,24 +73,29 @@ def new_round_buffers():
 
 
 @njit(cache=True)
-def _play_dealt(state, table, dealer, rb, one_card):
-    """Bid and play the round dealt into ``rb``; fills the captured piles, points and scores."""
-    _bidding(state, table.n, dealer, rb.bid_log, rb.res)
-    _play_tricks(state, table, dealer, rb, one_card)
-    _points(rb.cap, table.n, table.joker, rb.pts)
-    _score(rb.pts, table.n, rb.res[RES_BIDDER], rb.res[RES_BID], rb.scored)
+def play_round_kernel(state, table, dealer, buf, hands, dealt, cap, pts, scored, res, bid_log,
+                      trick_log):
+    """Deal, bid and play one round; fills the arrays of a ``RoundBuffers`` (its fields in order
+    after ``dealer``): the hands as dealt, the captured piles, points and scores, ``res``, the
+    logs.
+
+    The one kernel of a round that takes the buffers one by one: numba increfs every array read
+    out of a named tuple, and reading the eight here at every round made it 10% slower (measured
+    with ``benchmarks/bench_onecard.py``); the game loop reads them once per game."""
+    n = table.n
+    one_card = _deal(state, n, dealer, table.deck, buf, hands)
+    for s in range(n):
+        dealt[s] = hands[s]
+    res[RES_ONE_CARD] = one_card
+    _bidding(state, n, dealer, bid_log, res)
+    _play_tricks(state, n, table.joker, hands, cap, res, trick_log)
+    _points(cap, n, table.joker, pts)
+    _score(pts, n, res[RES_BIDDER], res[RES_BID], scored)
 
 
 @njit(cache=True)
-def play_round_kernel(state, table, dealer, rb):
-    """Deal, bid and play one round into the ``RoundBuffers`` ``rb``."""
-    one_card = _deal(state, table.n, dealer, table.deck, rb.buf, rb.hands)
-    _play_dealt(state, table, dealer, rb, one_card)
-
-
-@njit(cache=True)
-def _record_round(n, dealer, rb, out, mask_out):
-    hands, cap, pts, scored, res = rb.hands, rb.cap, rb.pts, rb.scored, rb.res
+def _record_round(n, dealer, pts, scored, res, out):
+    """The round's record row ``out`` (``RC_*``) but the cards left (``_round_cards``)."""
     out[RC_DEALER] = dealer
     bidder = res[RES_BIDDER]
     out[RC_BIDDER] = -1 if bidder < 0 else (bidder - dealer) % n
@@ -99,8 +105,6 @@ def _record_round(n, dealer, rb, out, mask_out):
     out[RC_SWITCH] = res[RES_SWITCH]
     out[RC_LAST] = (res[RES_LAST_WINNER] - dealer) % n
     out[RC_ONE_CARD] = res[RES_ONE_CARD]
-    union = _ZERO
-    left = 0
     for rel in range(MAX_PLAYERS):
         out[RC_CAPTURED + rel] = 0
         out[RC_SCORED + rel] = 0
@@ -108,10 +112,18 @@ def _record_round(n, dealer, rb, out, mask_out):
         seat = (dealer + rel) % n
         out[RC_CAPTURED + rel] = pts[seat]
         out[RC_SCORED + rel] = scored[seat]
+
+
+@njit(cache=True)
+def _round_cards(n, hands, cap):
+    """The cards of a played round (the union of the captured piles) and the cards left in
+    the hands (always 0)."""
+    union = _ZERO
+    left = 0
+    for seat in range(n):
         union |= cap[seat]
         left += popcount(hands[seat])
-    out[RC_LEFT] = left
-    mask_out[0] = union
+    return union, left
 
 
 @njit(cache=True)
@@ -120,17 +132,21 @@ def _play_game(state, table, rec, g, r0):
     rows ``r0..`` of ``rec.rounds`` and ``rec.masks``."""
     n = table.n
     rb = new_round_buffers()
+    hands, cap, pts, scored, res = rb.hands, rb.cap, rb.pts, rb.scored, rb.res
+    rounds_out, masks_out = rec.rounds, rec.masks
     totals = np.zeros(n, dtype=np.int64)
     dealer = below(state, n)
     first = dealer
     winner = UNFINISHED
     rounds = 0
     while rounds < MAX_ROUNDS:
-        play_round_kernel(state, table, dealer, rb)
-        _record_round(n, dealer, rb, rec.rounds[r0 + rounds],
-                      rec.masks[r0 + rounds:r0 + rounds + 1])
+        play_round_kernel(state, table, dealer, rb.buf, hands, rb.dealt, cap, pts, scored, res,
+                          rb.bid_log, rb.trick_log)
+        row = rounds_out[r0 + rounds]
+        _record_round(n, dealer, pts, scored, res, row)
+        masks_out[r0 + rounds], row[RC_LEFT] = _round_cards(n, hands, cap)
         for s in range(n):
-            totals[s] += rb.scored[s]
+            totals[s] += scored[s]
         rounds += 1
         w = _game_winner(totals, n)
         if w >= 0:
@@ -299,15 +315,13 @@ class RoundLog:
 
 
 @njit(cache=True)
-def _first_round(seed, game, table, rb, dealt):
-    """The first round of game ``game`` into ``rb``, exactly as ``_play_game`` plays it, with the
-    hands as dealt copied to ``dealt``; returns the dealer."""
+def _first_round(seed, game, table, rb):
+    """The first round of game ``game`` into ``rb``, exactly as ``_play_game`` plays it; returns
+    the dealer."""
     state = new_state(stream_seed(seed, game))
     dealer = below(state, table.n)
-    one_card = _deal(state, table.n, dealer, table.deck, rb.buf, rb.hands)
-    for s in range(table.n):
-        dealt[s] = rb.hands[s]
-    _play_dealt(state, table, dealer, rb, one_card)
+    play_round_kernel(state, table, dealer, rb.buf, rb.hands, rb.dealt, rb.cap, rb.pts, rb.scored,
+                      rb.res, rb.bid_log, rb.trick_log)
     return dealer
 
 
@@ -317,11 +331,10 @@ def first_round(seed: int, players: int = 4, joker: bool = True, game: int = 0) 
     game = check_int(game, f"the game number must be a non-negative integer, not {game!r}", 0)
     rules = OneCardRules(players, joker)
     n = rules.players
-    hands0 = np.zeros(MAX_PLAYERS, dtype=np.uint64)
     rb = new_round_buffers()
-    res, bid_log, trick_log = rb.res, rb.bid_log, rb.trick_log
+    res, bid_log, trick_log, hands0 = rb.res, rb.bid_log, rb.trick_log, rb.dealt
     dealer = int(_first_round(np.uint64(seed), int(game), Table(n, rules.deck(), rules.joker_card),
-                              rb, hands0))
+                              rb))
     hands = [[c for c in rules.deck().tolist() if int(hands0[s]) & int(_BIT[c])]
              for s in range(n)]
     tricks = []
