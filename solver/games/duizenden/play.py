@@ -67,13 +67,19 @@ class RoundRules(NamedTuple):
     penalty: int
 
 
+# The turn steps below (draw, meld, discard and the helpers they call once per card or per
+# decision) take the round's arrays one by one, not the ``RoundWork``: numba increfs every array
+# read out of a named tuple, at each call, and those reads, repeated at each step of each turn,
+# made a round 15% slower (7% with the steps inlined: benchmarks/bench_duizenden.py, CPU time);
+# ``play_round_kernel`` reads them once per round.
+
+
 @njit(cache=True)
-def _fill_ctx(w, seat, prov, opening_turn, flags):
-    """The situation of ``seat``'s hand in ``w.ctx`` (see ``duizenden.melds``)."""
-    ctx = w.ctx
-    ctx[CTX_POOL] = w.hsize[seat]
-    ctx[CTX_QUEENS] = w.cnt[seat, QS_KIND]
-    ctx[CTX_OPENED] = w.opened[seat]
+def _fill_ctx(ctx, pool, queens, opened, prov, opening_turn, flags):
+    """The situation of a hand of ``pool`` cards (``queens`` queens of spades) in ``ctx``."""
+    ctx[CTX_POOL] = pool
+    ctx[CTX_QUEENS] = queens
+    ctx[CTX_OPENED] = opened
     ctx[CTX_PROV] = prov
     ctx[CTX_OPENING_TURN] = opening_turn
     ctx[CTX_EXTRA] = 0
@@ -82,20 +88,19 @@ def _fill_ctx(w, seat, prov, opening_turn, flags):
 
 
 @njit(cache=True)
-def _draw_step(rng, seat, flags, w):
+def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc, log,
+               ctx, spec):
     """Draw from the stock or take the pot (each half the time when both are legal; then one
     pot meld uniformly). Returns 1 if the hand is then empty (out), -1 if the player can do
     neither (stock exhausted), else 0."""
-    loc, cnt, hsize, stock, pot = w.loc, w.cnt, w.hsize, w.stock, w.pot
-    sc, log, ctx, spec = w.sc, w.log, w.ctx, w.spec
     n_stock = 1 if sc[SC_STOCK] > 0 else 0
     n_pot = 0
     top = -1
     tk = -1
-    if w.opened[seat] == 1 and sc[SC_POT] > 0:
+    if opened[seat] == 1 and sc[SC_POT] > 0:
         top = pot[sc[SC_POT] - 1]
         tk = _kind(top)
-        _fill_ctx(w, seat, 0, 0, flags)
+        _fill_ctx(ctx, hsize[seat], cnt[seat, QS_KIND], opened[seat], 0, 0, flags)
         ctx[CTX_POOL] += 1
         ctx[CTX_EXTRA] = sc[SC_POT] - 1
         for i in range(sc[SC_POT] - 1):
@@ -119,9 +124,9 @@ def _draw_step(rng, seat, flags, w):
     cnt[seat, tk] -= 1
     sc[SC_POT] -= 1
     _to_hand(top, seat, loc, cnt, hsize)
-    m = _lay_meld(spec, seat, top, w)
+    m = _lay_meld(spec, seat, top, loc, cnt, hsize, owner, melds, sc)
     row = _log(log, sc, EV_TAKE_POT, seat, top, m, sc[SC_POT])
-    _log_meld(log, row, w.melds, m)
+    _log_meld(log, row, melds, m)
     for i in range(sc[SC_POT]):
         _to_hand(pot[i], seat, loc, cnt, hsize)
     sc[SC_POT] = 0
@@ -129,21 +134,19 @@ def _draw_step(rng, seat, flags, w):
 
 
 @njit(cache=True)
-def _undo(seat, first, w):
+def _undo(seat, first, loc, cnt, hsize, owner, melds, sc):
     """Take the provisional melds ``first..`` back into the hand (an opening below 30)."""
-    melds, sc = w.melds, w.sc
     for m in range(first, sc[SC_MELDS]):
         for i in range(melds[m, M_N]):
             card = melds[m, M_CARDS + i]
-            w.owner[card] = -1
-            _to_hand(card, seat, w.loc, w.cnt, w.hsize)
+            owner[card] = -1
+            _to_hand(card, seat, loc, cnt, hsize)
     sc[SC_MELDS] = first
 
 
 @njit(cache=True)
-def _swap(seat, m, kind, slot, w):
+def _swap(seat, m, kind, slot, loc, cnt, hsize, owner, melds, log, sc):
     """Variant 2: the natural ``kind`` from hand replaces the joker in ``slot`` of meld ``m``."""
-    loc, cnt, hsize, melds, owner = w.loc, w.cnt, w.hsize, w.melds, w.owner
     card = _hand_card(loc, seat, kind, -1)
     joker = melds[m, M_CARDS + slot]
     _off_hand(card, seat, cnt, hsize)
@@ -153,19 +156,17 @@ def _swap(seat, m, kind, slot, w):
     owner[card] = seat
     owner[joker] = -1
     _to_hand(joker, seat, loc, cnt, hsize)
-    _log(w.log, w.sc, EV_SWAP, seat, card, m, joker)
+    _log(log, sc, EV_SWAP, seat, card, m, joker)
 
 
 @njit(cache=True)
-def _meld_step(rng, seat, flags, w):
+def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec, act):
     """Lay melds, lay-offs and (variant 2) joker exchanges until "stop". Returns 1 if out."""
-    loc, cnt, hsize, melds, owner, opened = w.loc, w.cnt, w.hsize, w.melds, w.owner, w.opened
-    sc, log, ctx, spec, act = w.sc, w.log, w.ctx, w.spec, w.act
     opening_turn = 1 - opened[seat]
     first = sc[SC_MELDS]
     prov = 0
     while True:
-        _fill_ctx(w, seat, prov, opening_turn, flags)
+        _fill_ctx(ctx, hsize[seat], cnt[seat, QS_KIND], opened[seat], prov, opening_turn, flags)
         n_m = hand_melds(cnt[seat], -1, ctx, -1, spec)
         n_l = 0
         n_s = 0
@@ -177,11 +178,11 @@ def _meld_step(rng, seat, flags, w):
         if a == n_m + n_l + n_s:
             if opened[seat] == 0 and sc[SC_MELDS] > first:
                 _log(log, sc, EV_UNDO, seat, sc[SC_MELDS] - first, prov, 0)
-                _undo(seat, first, w)
+                _undo(seat, first, loc, cnt, hsize, owner, melds, sc)
             return STEP_ON
         if a < n_m:
             hand_melds(cnt[seat], -1, ctx, a, spec)
-            m = _lay_meld(spec, seat, -1, w)
+            m = _lay_meld(spec, seat, -1, loc, cnt, hsize, owner, melds, sc)
             _log_meld(log, _log(log, sc, EV_MELD, seat, spec[SPEC_POINTS], m, 0), melds, m)
             if opened[seat] == 0:
                 prov += spec[SPEC_POINTS]
@@ -196,7 +197,7 @@ def _meld_step(rng, seat, flags, w):
             _log(log, sc, EV_LAYOFF, seat, card, act[0], 0)
         else:
             _swaps(cnt[seat], melds, sc[SC_MELDS], ctx, a - n_m - n_l, act)
-            _swap(seat, act[0], act[1], act[2], w)
+            _swap(seat, act[0], act[1], act[2], loc, cnt, hsize, owner, melds, log, sc)
         if hsize[seat] == 0:
             return STEP_OUT
 
@@ -213,10 +214,9 @@ def _may_discard(kind, h, flags, opened_now):
 
 
 @njit(cache=True)
-def _discard_step(rng, seat, rules, opened_now, w):
+def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty, sc,
+                  log):
     """Discard one card uniformly among the legal kinds. Returns 1 if the hand is then empty."""
-    loc, cnt, hsize, pot, sc, log = w.loc, w.cnt, w.hsize, w.pot, w.sc, w.log
-    flags = rules.flags
     h = hsize[seat]
     n = 0
     for k in range(N_KINDS):
@@ -242,19 +242,9 @@ def _discard_step(rng, seat, rules, opened_now, w):
     if hsize[seat] == 1 and flags & FLAG_LAST_CARD:
         announced = below(rng, 2)
         if announced == 0:
-            w.penalty[seat] += rules.penalty
+            penalty[seat] += pen_points
         _log(log, sc, EV_ANNOUNCE, seat, announced, 0, 0)
     return STEP_ON
-
-
-@njit(cache=True)
-def _turn_rest(rng, seat, rules, w):
-    """Meld step then discard step of ``seat``'s turn. Returns 1 if the player went out."""
-    was_open = w.opened[seat]
-    if _meld_step(rng, seat, rules.flags, w) == STEP_OUT:
-        return STEP_OUT
-    opened_now = 1 if was_open == 0 and w.opened[seat] == 1 else 0
-    return _discard_step(rng, seat, rules, opened_now, w)
 
 
 @njit(cache=True)
@@ -290,12 +280,10 @@ def _exchange_phase(rng, n_players, start, w, open_card):
 
 
 @njit(cache=True)
-def _score(n_players, w):
-    """Table points laid by each seat minus its hand points minus its penalties, to
-    ``w.scores``."""
-    loc, cnt, owner, scores = w.loc, w.cnt, w.owner, w.scores
+def _score(n_players, loc, cnt, owner, penalty, scores):
+    """Table points laid by each seat minus its hand points minus its penalties."""
     for p in range(n_players):
-        s = -w.penalty[p]
+        s = -penalty[p]
         for k in range(N_KINDS):
             s -= cnt[p, k] * POINTS[k]
         scores[p] = s
@@ -306,7 +294,7 @@ def _score(n_players, w):
 
 @njit(cache=True)
 def deal_round(rng, n_players, w):
-    """Shuffle ``w.deck`` and deal a round into ``w``; returns the open card."""
+    """Shuffle ``w.deck`` and deal a round into the ``RoundWork`` ``w``; returns the open card."""
     deck, loc, cnt, hsize, stock, sc = w.deck, w.loc, w.cnt, w.hsize, w.stock, w.sc
     for i in range(MAX_CARDS):
         deck[i] = i
@@ -338,12 +326,14 @@ def deal_round(rng, n_players, w):
 def play_round_kernel(rng, rules, start, work):
     """Deal and play one round from ``start`` under ``rules`` (``RoundRules``) with the
     ``RoundWork`` arrays ``work``; fills its ``scores`` and ``sc``; returns END_*."""
-    n_players = rules.players
-    loc, cnt, hsize, stock, pot = work.loc, work.cnt, work.hsize, work.stock, work.pot
-    sc, log = work.sc, work.log
-    work.ctx[:] = 0
-    work.spec[:] = 0
-    work.act[:] = 0
+    n_players, flags, pen_points = rules.players, rules.flags, rules.penalty
+    loc, cnt, hsize = work.loc, work.cnt, work.hsize
+    stock, pot, melds, owner = work.stock, work.pot, work.melds, work.owner
+    opened, penalty, scores, sc, log = work.opened, work.penalty, work.scores, work.sc, work.log
+    ctx, spec, act = work.ctx, work.spec, work.act
+    ctx[:] = 0
+    spec[:] = 0
+    act[:] = 0
     sc[SC_START] = start
     sc[SC_LOG_N] = 0
     open_card = deal_round(rng, n_players, work)
@@ -357,26 +347,34 @@ def play_round_kernel(rng, rules, start, work):
     _to_hand(card, seat, loc, cnt, hsize)
     _log(log, sc, EV_DECLINE, seat, card, open_card, 0)
     end = END_TURN_LIMIT
-    out = _turn_rest(rng, seat, rules, work)
     sc[SC_TURNS] = 1
-    while sc[SC_TURNS] < TURN_LIMIT:
+    d = STEP_ON  # the decliner's turn goes on from its draw
+    while True:
+        # The rest of ``seat``'s turn (unless the draw emptied the hand): melds, then a discard.
+        out = STEP_OUT
+        if d != STEP_OUT:
+            was_open = opened[seat]
+            if _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx,
+                          spec, act) != STEP_OUT:
+                opened_now = 1 if was_open == 0 and opened[seat] == 1 else 0
+                out = _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize,
+                                    pot, penalty, sc, log)
+        if sc[SC_TURNS] >= TURN_LIMIT:
+            break
         if out == STEP_OUT:
             end = END_OUT
             sc[SC_OUT] = seat
             _log(log, sc, EV_OUT, seat, 0, 0, 0)
             break
         seat = (seat + 1) % n_players
-        d = _draw_step(rng, seat, rules.flags, work)
+        d = _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, opened, sc,
+                       log, ctx, spec)
         if d == STEP_STUCK:
             end = END_EXHAUSTED
             _log(log, sc, EV_EXHAUSTED, seat, 0, 0, 0)
             break
         sc[SC_TURNS] += 1
-        if d == STEP_OUT:
-            out = STEP_OUT
-            continue
-        out = _turn_rest(rng, seat, rules, work)
-    _score(n_players, work)
+    _score(n_players, loc, cnt, owner, penalty, scores)
     return end
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, typeof, types
+from numba import njit
 
 from solver.core.cards import CARDS_PER_DECK, MAX_CARDS, NATURAL_CARDS
 from solver.games.duizenden.melds import (
@@ -34,6 +34,8 @@ from solver.games.duizenden.options import MAX_PLAYERS
 _KIND_SIG = "int64(int64)"
 _HAND_CARD_SIG = "int64(int64[::1], int64, int64, int64)"
 _LOG_SIG = "int64(int64[:, ::1], int64[::1], int64, int64, int64, int64, int64)"
+_LAY_MELD_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64[:, ::1], int64[::1], "
+                 "int64[::1], int64[:, ::1], int64[::1])")
 
 HAND_CARDS = 13
 LOC_STOCK, LOC_POT, LOC_OPEN, LOC_TABLE = 6, 7, 8, 9
@@ -92,10 +94,6 @@ def new_work(log_rows: int = 0) -> RoundWork:
                      ctx=np.zeros(CTX_LEN, dtype=np.int64),
                      spec=np.zeros(SPEC_LEN, dtype=np.int64),
                      act=np.zeros(3, dtype=np.int64))
-
-
-_LAY_MELD_SIG = types.int64(types.int64[::1], types.int64, types.int64, typeof(new_work()))
-"""``_lay_meld``'s signature: its last argument is a ``RoundWork``, typed as ``new_work`` makes it."""
 
 
 @njit(_KIND_SIG, cache=True)
@@ -180,18 +178,15 @@ def _place(card, seat, m, pos, loc, owner, melds):
 
 
 @njit(cache=True)
-def _lay_from_hand(seat, kind, prefer, m, pos, w):
-    """Put a card of ``kind`` from ``seat``'s hand into meld ``m`` at run position ``pos``."""
-    card = _hand_card(w.loc, seat, kind, prefer)
-    _off_hand(card, seat, w.cnt, w.hsize)
-    _place(card, seat, m, pos, w.loc, w.owner, w.melds)
+def _lay_from_hand(seat, kind, prefer, m, pos, loc, cnt, hsize, owner, melds):
+    card = _hand_card(loc, seat, kind, prefer)
+    _off_hand(card, seat, cnt, hsize)
+    _place(card, seat, m, pos, loc, owner, melds)
 
 
 @njit(_LAY_MELD_SIG, cache=True)
-def _lay_meld(spec, seat, prefer, w):
-    """Lay the meld ``spec`` from ``seat``'s hand as a new table meld of the ``RoundWork`` ``w``;
-    returns its index."""
-    melds, sc = w.melds, w.sc
+def _lay_meld(spec, seat, prefer, loc, cnt, hsize, owner, melds, sc):
+    """Lay the meld ``spec`` from ``seat``'s hand as a new table meld; returns its index."""
     m = sc[SC_MELDS]
     sc[SC_MELDS] += 1
     melds[m, M_TYPE] = spec[SPEC_TYPE]
@@ -204,14 +199,14 @@ def _lay_meld(spec, seat, prefer, w):
         melds[m, M_HI] = spec[SPEC_HI]
         for p in range(spec[SPEC_LO], spec[SPEC_HI] + 1):
             kd = KIND_JOKER if spec[SPEC_JOKERS] >> p & 1 else run_kind(spec[SPEC_KEY], p)
-            _lay_from_hand(seat, kd, prefer, m, p, w)
+            _lay_from_hand(seat, kd, prefer, m, p, loc, cnt, hsize, owner, melds)
     else:
         melds[m, M_LO] = 0
         melds[m, M_HI] = 0
         for s in range(4):
             kd = s * 13 + spec[SPEC_KEY] - 1
             for _ in range(spec[SPEC_SUITS + s]):
-                _lay_from_hand(seat, kd, prefer, m, 0, w)
+                _lay_from_hand(seat, kd, prefer, m, 0, loc, cnt, hsize, owner, melds)
         for _ in range(spec[SPEC_JOKERS]):
-            _lay_from_hand(seat, KIND_JOKER, prefer, m, 0, w)
+            _lay_from_hand(seat, KIND_JOKER, prefer, m, 0, loc, cnt, hsize, owner, melds)
     return m
