@@ -70,11 +70,14 @@ def _deals_only(seed, n_deals, rules):
     state = new_state(seed)
     n = rules.n
     trace = new_trace(n, len(rules.deck))
-    dp = trace.deal_points
+    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
+    plays, leaders, winners, taken, dp = (trace.plays, trace.leaders, trace.winners, trace.taken,
+                                          trace.deal_points)
     total = 0
     moons = 0
     for d in range(n_deals):
-        shooter = play_deal(state, rules, d % n, d, trace)
+        shooter = play_deal(state, rules, d % n, d, work, hands, dealt, passed, plays, leaders,
+                            winners, taken, dp)
         for s in range(n):
             total += dp[s]
         moons += shooter >= 0

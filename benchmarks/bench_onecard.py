@@ -43,12 +43,13 @@ def _rounds_only(seed, n_rounds, n, deck, joker):
     state = new_state(seed)
     table = Table(n, deck, joker)
     rb = new_round_buffers()
-    pts = rb.pts
+    buf, hands, dealt, cap, pts, scored = rb.buf, rb.hands, rb.dealt, rb.cap, rb.pts, rb.scored
+    res, bid_log, trick_log = rb.res, rb.bid_log, rb.trick_log
     total = 0
     dealer = 0
     for _ in range(n_rounds):
-        play_round_kernel(state, table, dealer, rb.buf, rb.hands, rb.dealt, rb.cap, pts, rb.scored,
-                          rb.res, rb.bid_log, rb.trick_log)
+        play_round_kernel(state, table, dealer, buf, hands, dealt, cap, pts, scored, res, bid_log,
+                          trick_log)
         for s in range(n):
             total += pts[s]
         dealer = (dealer + 1) % n

@@ -172,13 +172,17 @@ def _score_moon(rules, taken, deal_points):
 
 
 @njit(cache=True)
-def play_deal(state, rules, dealer, deal_index, trace):
-    """Play one deal at random under ``rules`` (``KernelArgs``); fill the ``DealArrays``
-    ``trace`` (its ``deal_points`` too); return the shooter."""
+def play_deal(state, rules, dealer, deal_index, work, hands, dealt, passed, plays, leaders,
+              winners, taken, deal_points):
+    """Play one deal at random under ``rules`` (``KernelArgs``); fill the arrays of a
+    ``DealArrays`` (its fields in order after ``deal_index``), ``deal_points`` too; return the
+    shooter.
+
+    The one kernel that takes its arrays one by one: numba increfs every array read out of a
+    named tuple, at each call, and reading the nine of a ``DealArrays`` here at every deal made
+    the simulations 3-4% slower (benchmarks/bench_hearts.py, CPU time); the loops over deals
+    read them once."""
     n, deck, points = rules.n, rules.deck, rules.points
-    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
-    plays, leaders, winners, taken = trace.plays, trace.leaders, trace.winners, trace.taken
-    deal_points = trace.deal_points
     deal_round_robin(state, deck, work, n, dealer, hands, len(deck))
     for s in range(n):
         dealt[s] = hands[s]
@@ -250,7 +254,9 @@ def _play_games(seed, first_game, n_games, rules, target, max_deals):
     shooters = np.empty(cap, np.int8)
     pos = 0
     trace = new_trace(n, len(rules.deck))
-    dp = trace.deal_points
+    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
+    plays, leaders, winners, taken, dp = (trace.plays, trace.leaders, trace.winners, trace.taken,
+                                          trace.deal_points)
     for g in range(n_games):
         state = new_state(stream_seed(seed, first_game + g))
         scores = final[g]
@@ -264,7 +270,8 @@ def _play_games(seed, first_game, n_games, rules, target, max_deals):
                 grown_s = np.empty(cap, np.int8)
                 grown_s[:pos] = shooters[:pos]
                 shooters = grown_s
-            shooter = play_deal(state, rules, d % n, d, trace)
+            shooter = play_deal(state, rules, d % n, d, work, hands, dealt, passed, plays, leaders,
+                                winners, taken, dp)
             top = scores[0] + dp[0]
             for s in range(n):
                 scores[s] += dp[s]
@@ -290,7 +297,9 @@ def _trace_deal(seed, game, deal_no, rules, target):
     had not)."""
     n = rules.n
     trace = new_trace(n, len(rules.deck))
-    dp = trace.deal_points
+    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
+    plays, leaders, winners, taken, dp = (trace.plays, trace.leaders, trace.winners, trace.taken,
+                                          trace.deal_points)
     state = new_state(stream_seed(seed, game))
     before = np.zeros(n, np.int64)
     shooter = -1
@@ -300,7 +309,8 @@ def _trace_deal(seed, game, deal_no, rules, target):
             before[s] += dp[s]
         if ended < 0 and d > 0 and before.max() >= target:
             ended = d
-        shooter = play_deal(state, rules, d % n, d, trace)
+        shooter = play_deal(state, rules, d % n, d, work, hands, dealt, passed, plays, leaders,
+                            winners, taken, dp)
     return DealRecord(trace, shooter, before, ended)
 
 

@@ -132,7 +132,8 @@ def _play_game(state, table, rec, g, r0):
     rows ``r0..`` of ``rec.rounds`` and ``rec.masks``."""
     n = table.n
     rb = new_round_buffers()
-    hands, cap, pts, scored, res = rb.hands, rb.cap, rb.pts, rb.scored, rb.res
+    buf, hands, dealt, cap, pts, scored = rb.buf, rb.hands, rb.dealt, rb.cap, rb.pts, rb.scored
+    res, bid_log, trick_log = rb.res, rb.bid_log, rb.trick_log
     rounds_out, masks_out = rec.rounds, rec.masks
     totals = np.zeros(n, dtype=np.int64)
     dealer = below(state, n)
@@ -140,8 +141,8 @@ def _play_game(state, table, rec, g, r0):
     winner = UNFINISHED
     rounds = 0
     while rounds < MAX_ROUNDS:
-        play_round_kernel(state, table, dealer, rb.buf, hands, rb.dealt, cap, pts, scored, res,
-                          rb.bid_log, rb.trick_log)
+        play_round_kernel(state, table, dealer, buf, hands, dealt, cap, pts, scored, res, bid_log,
+                          trick_log)
         row = rounds_out[r0 + rounds]
         _record_round(n, dealer, pts, scored, res, row)
         masks_out[r0 + rounds], row[RC_LEFT] = _round_cards(n, hands, cap)
