@@ -227,7 +227,7 @@ def score_moon(rules, taken_text, base):
     for s, text in enumerate(taken_text):
         taken[s] = np.uint64(mask_of(cards(text)))
     pts = np.array(base, dtype=np.int64)
-    shooter = K._score_moon(args, taken, pts)
+    shooter = K._score_moon(args.n, taken, args.moon_mask, args.moon_points, args.moon_rule, pts)
     return int(shooter), pts.tolist()
 
 

@@ -103,10 +103,8 @@ class DealRecord(NamedTuple):
 
 
 @njit(cache=True)
-def _legal(hand, led_suit, first_trick, hearts_broken, rules):
-    """Mask of the cards of ``hand`` that may be played under ``rules`` (``KernelArgs``);
-    ``led_suit`` is -1 for a lead."""
-    lead_card, must_break, ban_mask = rules.lead_card, rules.must_break, rules.ban_mask
+def _legal(hand, led_suit, first_trick, hearts_broken, lead_card, must_break, ban_mask):
+    """Mask of the cards of ``hand`` that may be played; ``led_suit`` is -1 for a lead."""
     if led_suit < 0:
         if first_trick and lead_card >= 0:
             legal = hand & (_ONE << np.uint64(lead_card))
@@ -152,10 +150,8 @@ def _first_leader(n, dealer, lead_card, hands):
 
 
 @njit(cache=True)
-def _score_moon(rules, taken, deal_points):
-    """Apply the moon rule of ``rules`` to ``deal_points``; return the shooter's seat or -1."""
-    n, moon_mask, moon_points = rules.n, rules.moon_mask, rules.moon_points
-    moon_rule = rules.moon_rule
+def _score_moon(n, taken, moon_mask, moon_points, moon_rule, deal_points):
+    """Apply the moon rule to ``deal_points``; return the shooter's seat or -1."""
     if moon_rule == MOON_NONE:
         return -1
     for s in range(n):
@@ -183,16 +179,18 @@ def play_deal(state, rules, dealer, deal_index, work, hands, dealt, passed, play
     the simulations 3-4% slower (benchmarks/bench_hearts.py, CPU time); the loops over deals
     read them once."""
     n, deck, points = rules.n, rules.deck, rules.points
+    lead_card, must_break, ban_mask = rules.lead_card, rules.must_break, rules.ban_mask
     deal_round_robin(state, deck, work, n, dealer, hands, len(deck))
     for s in range(n):
         dealt[s] = hands[s]
         passed[s] = _ZERO
         taken[s] = _ZERO
         deal_points[s] = 0
-    offset = rules.pass_offsets[deal_index % len(rules.pass_offsets)]
+    cycle = rules.pass_offsets
+    offset = cycle[deal_index % len(cycle)]
     if offset != 0:
         _pass_cards(state, n, offset, hands, passed)
-    leader = _first_leader(n, dealer, rules.lead_card, hands)
+    leader = _first_leader(n, dealer, lead_card, hands)
     broken = False
     for t in range(len(deck) // n):
         leaders[t] = leader
@@ -203,7 +201,7 @@ def play_deal(state, rules, dealer, deal_index, work, hands, dealt, passed, play
         trick_points = 0
         seat = leader
         for j in range(n):
-            legal = _legal(hands[seat], led, t == 0, broken, rules)
+            legal = _legal(hands[seat], led, t == 0, broken, lead_card, must_break, ban_mask)
             c = random_bit(state, legal)
             bit = _ONE << np.uint64(c)
             hands[seat] &= ~bit
@@ -223,7 +221,8 @@ def play_deal(state, rules, dealer, deal_index, work, hands, dealt, passed, play
         taken[best] |= trick
         deal_points[best] += trick_points
         leader = best
-    return _score_moon(rules, taken, deal_points)
+    return _score_moon(n, taken, rules.moon_mask, rules.moon_points, rules.moon_rule,
+                       deal_points)
 
 
 @njit(cache=True)
@@ -334,4 +333,5 @@ def legal_mask(hand: int, led_suit: int, first_trick: bool, hearts_broken: bool,
 @njit(cache=True)
 def _legal_kernel(hand, led_suit, first_trick, hearts_broken, rules):
     """``_legal`` with plain int arguments, for the Python-side legal-move query."""
-    return _legal(np.uint64(hand), led_suit, first_trick, hearts_broken, rules)
+    return _legal(np.uint64(hand), led_suit, first_trick, hearts_broken, rules.lead_card,
+                  rules.must_break, rules.ban_mask)
