@@ -18,7 +18,7 @@ from numba import njit
 
 from solver.games.duizenden.game import simulate
 from solver.games.duizenden.melds import CTX_LEN, CTX_OPENED, CTX_POOL, SPEC_LEN, hand_melds
-from solver.games.duizenden.play import deal_round, play_round_kernel
+from solver.games.duizenden.play import RoundRules, deal_round, play_round_kernel
 from solver.games.duizenden.table import LOG_ROWS, SC_TURNS, new_work
 from solver.core.rng import new_state, shuffle
 
@@ -33,24 +33,23 @@ enumerated in a 2-player round (7.7 cards, counted by the kernel until issue 13)
 
 
 @njit(cache=True)
-def _rounds_only(seed, n_rounds, n_players, work):
+def _rounds_only(seed, n_rounds, rules, work):
     """``n_rounds`` rounds on one stream, the starter moving left; returns the turns played."""
     rng = new_state(seed)
     turns = 0
     for r in range(n_rounds):
-        play_round_kernel(rng, n_players, r % n_players, 0, 50, work)
+        play_round_kernel(rng, rules, r % rules.players, work)
         turns += work.sc[SC_TURNS]
     return turns
 
 
 @njit(cache=True)
-def _deals_only(seed, n_rounds, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty,
-                sc):
+def _deals_only(seed, n_rounds, n_players, work):
     """Only the shuffle and deal of ``n_rounds`` rounds."""
     rng = new_state(seed)
     total = 0
     for _ in range(n_rounds):
-        total += deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
+        total += deal_round(rng, n_players, work)
     return total
 
 
@@ -89,16 +88,14 @@ def main() -> None:
     args = ap.parse_args()
 
     work = new_work(LOG_ROWS)
-    deal_args = (work.deck, work.loc, work.cnt, work.hsize, work.stock, work.owner, work.opened,
-                 work.penalty, work.sc)
-    _rounds_only(1, 10, 2, work)  # warm-up: compile everything first
-    _deals_only(1, 10, 2, *deal_args)
+    _rounds_only(1, 10, RoundRules(2, 0, 50), work)  # warm-up: compile everything first
+    _deals_only(1, 10, 2, work)
     _enumerations(_random_hands(1, 10, 14), 14)
     for p in (2, 4, 6):
         simulate(1, 20, p, jobs=1)
 
     rows = []
-    t, turns = timed(lambda: _rounds_only(7, args.rounds, 2, work),
+    t, turns = timed(lambda: _rounds_only(7, args.rounds, RoundRules(2, 0, 50), work),
                                           args.repeats)
     kernel_rate = args.rounds / np.median(t)
     rows.append(("round kernel only", 2, args.rounds, "-", t, kernel_rate))
@@ -111,7 +108,7 @@ def main() -> None:
             sim_rate2 = rate
     # Two parts of a round timed alone: the deal, and one meld enumeration of a random hand.
     round_us = 1e6 / kernel_rate
-    t_deal, _ = timed(lambda: _deals_only(7, args.rounds, 2, *deal_args), args.repeats)
+    t_deal, _ = timed(lambda: _deals_only(7, args.rounds, 2, work), args.repeats)
     deal_us = np.median(t_deal) / args.rounds * 1e6
     size = ENUM_HAND
     hands = 100_000

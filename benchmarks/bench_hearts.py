@@ -64,18 +64,20 @@ print(json.dumps({"seconds": dt, "returns": returns,
 
 
 @njit(cache=True)
-def _deals_only(seed, n_deals, n, deck, points, pass_offsets, lead_card, must_break, ban_mask,
-                moon_mask, moon_points, moon_rule):
+def _deals_only(seed, n_deals, rules):
     """``n_deals`` deals from one stream, the dealer moving left each deal; returns the sum of all
     points and the number of moons, so nothing is optimised away and the invariant can be held."""
     state = new_state(seed)
-    work, hands, dealt, passed, plays, leaders, winners, taken, dp = new_trace(n, len(deck))
+    n = rules.n
+    trace = new_trace(n, len(rules.deck))
+    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
+    plays, leaders, winners, taken, dp = (trace.plays, trace.leaders, trace.winners, trace.taken,
+                                          trace.deal_points)
     total = 0
     moons = 0
     for d in range(n_deals):
-        shooter = play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
-                             must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
-                             hands, dealt, passed, plays, leaders, winners, taken, dp)
+        shooter = play_deal(state, rules, d % n, d, work, hands, dealt, passed, plays, leaders,
+                            winners, taken, dp)
         for s in range(n):
             total += dp[s]
         moons += shooter >= 0
@@ -130,14 +132,14 @@ def main() -> None:
     for game in presets:                                  # warm-up: compile every kernel
         for p in range(3, 7):
             play_games(HeartsRules(game, p), 50, 1)
-        _deals_only(1, 10, *HeartsRules(game, 4).kernel_args())
+        _deals_only(1, 10, HeartsRules(game, 4).kernel_args())
 
     rows = []
     kernel_rate = {}
     sim_rate = {}
     for game in presets:
         rules = HeartsRules(game, 4)
-        secs, (total, moons) = timed(lambda: _deals_only(7, args.deals, *rules.kernel_args()),
+        secs, (total, moons) = timed(lambda: _deals_only(7, args.deals, rules.kernel_args()),
                                       args.repeats)
         expected = (args.deals - moons) * rules.deal_total() + \
             (moons * rules.deal_total(moon=True) if moons else 0)

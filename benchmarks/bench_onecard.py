@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import machine, timed, write_section  # noqa: E402
 
-from solver.games.onecard.engine import OneCardRules  # noqa: E402
+from solver.games.onecard.engine import OneCardRules, Table  # noqa: E402
 from solver.games.onecard.sim import new_round_buffers, play_round_kernel, simulate_records  # noqa: E402
 from solver.core.rng import new_state  # noqa: E402
 
@@ -41,12 +41,15 @@ def _rounds_only(seed, n_rounds, n, deck, joker):
     """``n_rounds`` rounds from one stream, the dealer moving left each round; returns the sum
     of the captured points (27 a round) so nothing is optimised away."""
     state = new_state(seed)
-    buf, hands, cap, pts, scored, res, bid_log, trick_log = new_round_buffers()
+    table = Table(n, deck, joker)
+    rb = new_round_buffers()
+    buf, hands, dealt, cap, pts, scored = rb.buf, rb.hands, rb.dealt, rb.cap, rb.pts, rb.scored
+    res, bid_log, trick_log = rb.res, rb.bid_log, rb.trick_log
     total = 0
     dealer = 0
     for _ in range(n_rounds):
-        play_round_kernel(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
-                    trick_log)
+        play_round_kernel(state, table, dealer, buf, hands, dealt, cap, pts, scored, res, bid_log,
+                          trick_log)
         for s in range(n):
             total += pts[s]
         dealer = (dealer + 1) % n

@@ -14,7 +14,7 @@ from reference import duizenden as ref
 from cli.main import cli
 from solver.games.duizenden.game import (Variants, card_points, play_round, run_chunk, simulate)
 from solver.games.duizenden.melds import FLAG_NO_OUT_ON_OPENING, FLAG_QUEEN_KEPT
-from solver.games.duizenden.play import game_rng, play_round_kernel
+from solver.games.duizenden.play import RoundRules, game_rng, play_round_kernel
 from solver.games.duizenden.table import LOC_POT, LOC_STOCK, LOC_TABLE, new_work
 from solver.games.duizenden.rules import (Situation, kind_of, layoff_actions, meld_actions, meld_row,
                                     pot_actions)
@@ -214,7 +214,7 @@ def test_starting_seat_moves_left_each_round():
     work = new_work()
     rng = game_rng(5, 0)
     for r in range(int(rec["rounds"][0])):
-        play_round_kernel(rng, 3, r % 3, 0, 50, work)
+        play_round_kernel(rng, RoundRules(3, 0, 50), r % 3, work)
         assert list(work.scores[:3]) == list(rec["round_scores"][r])
 
 

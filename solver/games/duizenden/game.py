@@ -17,8 +17,8 @@ from solver.core.cards import MAX_CARDS, format_card, format_cards
 from solver.games.duizenden.melds import (
     FLAG_DISCARD_LAST, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
     FLAG_QUEEN_KEPT, M_CARDS, M_N, M_OWNER, M_POS, M_TYPE, MELD_RUN, POINTS)
-from solver.games.duizenden.play import (END_EXHAUSTED, END_OUT, END_TURN_LIMIT, _play_game,
-                                         play_round_kernel, game_rng, new_records)
+from solver.games.duizenden.play import (END_EXHAUSTED, END_OUT, END_TURN_LIMIT, RoundRules,
+                                         _play_game, play_round_kernel, game_rng, new_records)
 from solver.games.duizenden.table import (
     HAND_CARDS, LOC_OPEN, LOC_POT, LOC_STOCK, LOC_TABLE, LOG_ROWS, SC_LOG_N, SC_LOG_ON, SC_MELDS,
     SC_OUT, SC_POT, SC_STOCK, SC_TURNS, new_work)
@@ -122,7 +122,8 @@ def play_round(seed: int, players: int, variants: Variants | None = None, start:
     loc, cnt, melds, owner, sc = work.loc, work.cnt, work.melds, work.owner, work.sc
     sc[SC_LOG_ON] = 1 if log else 0
     rng = game_rng(seed, 0)
-    end = play_round_kernel(rng, players, start, variants.flags, variants.penalty, work)
+    end = play_round_kernel(rng, RoundRules(players, variants.flags, variants.penalty), start,
+                            work)
     deal = work.deck.copy()
     return {
         "end": END_NAMES[int(end)],
@@ -185,6 +186,7 @@ def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
     ``round_end``."""
     players = params["players"]
     max_rounds = params["max_rounds"]
+    rules = RoundRules(players, params["flags"], params["penalty"])
     work = new_work()
     rec = new_records(max_rounds)
     totals = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -194,8 +196,7 @@ def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
     sc_rows, st_rows, en_rows = [], [], []
     for g in range(n_games):
         rng = game_rng(seed, first_game + g)
-        n, w = _play_game(rng, players, params["flags"], params["penalty"], max_rounds, work, rec,
-                          totals)
+        n, w = _play_game(rng, rules, max_rounds, work, rec, totals)
         rounds[g] = n
         winner[g] = w
         game_totals[g] = totals[:players]

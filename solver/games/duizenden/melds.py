@@ -31,9 +31,8 @@ from solver.core.cards import ACE, NATURAL_CARDS, QUEEN, RANKS_PER_SUIT, SPADES,
 _RUN_KIND_SIG = "int64(int64, int64)"
 _CAN_END_SIG = "boolean(int64[::1], int64, int64, int64)"
 _NEXT_SUBSET_SIG = "int64(int64)"
-_SUIT_RUNS_SIG = "int64(int64[::1], int64, int64, int64[::1], int64, int64[::1], int64, int64[:])"
-_RANK_SETS_SIG = ("int64(int64[::1], int64, int64, int64[::1], int64, int64[::1], int64, int64[:], "
-                  "int64[:])")
+_SUIT_RUNS_SIG = "int64(int64[::1], int64, int64, int64[::1], int64, int64[::1], int64)"
+_RANK_SETS_SIG = "int64(int64[::1], int64, int64, int64[::1], int64, int64[::1], int64)"
 _HAND_MELDS_SIG = "int64(int64[::1], int64, int64[::1], int64, int64[::1])"
 _PUT_SIG = "int64(int64, int64, int64[::1], int64, int64, int64)"
 _LAYOFFS_SIG = "int64(int64[::1], int64[:, ::1], int64, int64[::1], int64, int64[::1])"
@@ -146,8 +145,10 @@ def _next_subset(sub):
 
 
 @njit(_SUIT_RUNS_SIG, cache=True)
-def _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt):
-    """Runs of ``suit`` (all windows, all joker placements); see ``hand_melds``."""
+def _suit_runs(cnt, suit, must, ctx, target, spec, idx):
+    """Runs of ``suit`` (all windows, all joker placements); see ``hand_melds``. Scratch: the
+    run positions a joker may take, in ``spec``'s scratch fields."""
+    opt = spec[SPEC_SCRATCH:SPEC_SCRATCH + ACE_HIGH]
     jokers = cnt[KIND_JOKER]
     must_a = -1
     must_b = -1
@@ -220,8 +221,11 @@ def _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt):
 
 
 @njit(_RANK_SETS_SIG, cache=True)
-def _rank_sets(cnt, rank, must, ctx, target, spec, idx, avail, take):
-    """Sets of ``rank``: every multiset of its naturals (duplicates allowed) with 0.. jokers."""
+def _rank_sets(cnt, rank, must, ctx, target, spec, idx):
+    """Sets of ``rank``: every multiset of its naturals (duplicates allowed) with 0.. jokers.
+    Scratch: the naturals held and taken by suit, in ``spec``'s scratch fields."""
+    avail = spec[SPEC_SCRATCH + ACE_HIGH:SPEC_SCRATCH + ACE_HIGH + SUITS]
+    take = spec[SPEC_SCRATCH + ACE_HIGH + SUITS:SPEC_LEN]
     jokers = cnt[KIND_JOKER]
     total = 0
     for s in range(SUITS):
@@ -274,12 +278,9 @@ def hand_melds(cnt, must, ctx, target, spec):
     Distinct means a different multiset of kinds or a different joker assignment (a run's joker
     positions). ``must`` >= 0: only melds holding at least one card of that kind (taking the pot).
     Only melds passing ``_can_end`` count. Returns the count, or ``target + 1`` once found."""
-    opt = spec[SPEC_SCRATCH:SPEC_SCRATCH + ACE_HIGH]
-    avail = spec[SPEC_SCRATCH + ACE_HIGH:SPEC_SCRATCH + ACE_HIGH + SUITS]
-    take = spec[SPEC_SCRATCH + ACE_HIGH + SUITS:SPEC_LEN]
     idx = 0
     for suit in range(SUITS):
-        idx = _suit_runs(cnt, suit, must, ctx, target, spec, idx, opt)
+        idx = _suit_runs(cnt, suit, must, ctx, target, spec, idx)
         if 0 <= target < idx:
             return idx
     jokers = cnt[KIND_JOKER]
@@ -288,7 +289,7 @@ def hand_melds(cnt, must, ctx, target, spec):
                     + cnt[2 * RANKS_PER_SUIT + rank - 1] + cnt[3 * RANKS_PER_SUIT + rank - 1])
         if naturals == 0 or naturals + jokers < MIN_MELD:
             continue  # cheap test first: most ranks of a hand cannot make a set
-        idx = _rank_sets(cnt, rank, must, ctx, target, spec, idx, avail, take)
+        idx = _rank_sets(cnt, rank, must, ctx, target, spec, idx)
         if 0 <= target < idx:
             return idx
     return idx

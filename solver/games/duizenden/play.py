@@ -13,9 +13,9 @@ from numba import njit
 
 from solver.core.cards import MAX_CARDS
 from solver.games.duizenden.melds import (
-    CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_LEN, CTX_OPENED, CTX_OPENING_TURN, CTX_POOL,
+    CTX_EXTRA, CTX_EXTRA_QUEENS, CTX_FLAGS, CTX_OPENED, CTX_OPENING_TURN, CTX_POOL,
     CTX_PROV, CTX_QUEENS, FLAG_JOKER_EXCHANGE, FLAG_LAST_CARD, FLAG_NO_OUT_ON_OPENING,
-    FLAG_QUEEN_KEPT, M_CARDS, M_JOKERS, M_N, N_KINDS, OPENING_POINTS, POINTS, QS_KIND, SPEC_LEN,
+    FLAG_QUEEN_KEPT, M_CARDS, M_JOKERS, M_N, N_KINDS, OPENING_POINTS, POINTS, QS_KIND,
     SPEC_POINTS, hand_melds, _layoffs, _swaps)
 from solver.games.duizenden.options import MAX_PLAYERS, TARGET_POINTS
 from solver.games.duizenden.table import (
@@ -59,11 +59,27 @@ def new_records(max_rounds: int) -> RoundRecords:
                         out=np.zeros(max_rounds, dtype=np.int64))
 
 
+class RoundRules(NamedTuple):
+    """The rules of a table as the kernels take them: the number of players, the variant bits
+    (``FLAG_*``) and the points lost for a forgotten "last card" (variant 3)."""
+    players: int
+    flags: int
+    penalty: int
+
+
+# The turn steps below (draw, meld, discard and the helpers they call once per card or per
+# decision) take the round's arrays one by one, not the ``RoundWork``: numba increfs every array
+# read out of a named tuple, at each call, and those reads, repeated at each step of each turn,
+# made a round 15% slower (7% with the steps inlined: benchmarks/bench_duizenden.py, CPU time);
+# ``play_round_kernel`` reads them once per round.
+
+
 @njit(cache=True)
-def _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags):
-    ctx[CTX_POOL] = hsize[seat]
-    ctx[CTX_QUEENS] = cnt[seat, QS_KIND]
-    ctx[CTX_OPENED] = opened[seat]
+def _fill_ctx(ctx, pool, queens, opened, prov, opening_turn, flags):
+    """The situation of a hand of ``pool`` cards (``queens`` queens of spades) in ``ctx``."""
+    ctx[CTX_POOL] = pool
+    ctx[CTX_QUEENS] = queens
+    ctx[CTX_OPENED] = opened
     ctx[CTX_PROV] = prov
     ctx[CTX_OPENING_TURN] = opening_turn
     ctx[CTX_EXTRA] = 0
@@ -84,7 +100,7 @@ def _draw_step(rng, seat, flags, loc, cnt, hsize, stock, pot, melds, owner, open
     if opened[seat] == 1 and sc[SC_POT] > 0:
         top = pot[sc[SC_POT] - 1]
         tk = _kind(top)
-        _fill_ctx(ctx, seat, cnt, hsize, opened, 0, 0, flags)
+        _fill_ctx(ctx, hsize[seat], cnt[seat, QS_KIND], opened[seat], 0, 0, flags)
         ctx[CTX_POOL] += 1
         ctx[CTX_EXTRA] = sc[SC_POT] - 1
         for i in range(sc[SC_POT] - 1):
@@ -150,7 +166,7 @@ def _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log,
     first = sc[SC_MELDS]
     prov = 0
     while True:
-        _fill_ctx(ctx, seat, cnt, hsize, opened, prov, opening_turn, flags)
+        _fill_ctx(ctx, hsize[seat], cnt[seat, QS_KIND], opened[seat], prov, opening_turn, flags)
         n_m = hand_melds(cnt[seat], -1, ctx, -1, spec)
         n_l = 0
         n_s = 0
@@ -232,23 +248,11 @@ def _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot
 
 
 @njit(cache=True)
-def _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened, penalty,
-               sc, log, ctx, spec, act):
-    """Meld step then discard step of ``seat``'s turn. Returns 1 if the player went out."""
-    was_open = opened[seat]
-    if _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx, spec,
-                  act) == STEP_OUT:
-        return STEP_OUT
-    opened_now = 1 if was_open == 0 and opened[seat] == 1 else 0
-    return _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize, pot, penalty,
-                         sc, log)
-
-
-@njit(cache=True)
-def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
+def _exchange_phase(rng, n_players, start, w, open_card):
     """Each player from the starter on takes the open card for a hand card or declines (two
     decisions: exchange or decline, half each; then which card to put back, uniformly); after
     one full round of exchanges the starter must decline. Returns (decliner, open card)."""
+    loc, cnt, hsize = w.loc, w.cnt, w.hsize
     seat = start
     exchanged = 0
     while exchanged < n_players:
@@ -266,7 +270,7 @@ def _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card):
                     _off_hand(card, seat, cnt, hsize)
                     _to_hand(open_card, seat, loc, cnt, hsize)
                     loc[card] = LOC_OPEN
-                    _log(log, sc, EV_EXCHANGE, seat, open_card, card, 0)
+                    _log(w.log, w.sc, EV_EXCHANGE, seat, open_card, card, 0)
                     open_card = card
                     break
                 a -= 1
@@ -289,15 +293,17 @@ def _score(n_players, loc, cnt, owner, penalty, scores):
 
 
 @njit(cache=True)
-def deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc):
+def deal_round(rng, n_players, w):
+    """Shuffle ``w.deck`` and deal a round into the ``RoundWork`` ``w``; returns the open card."""
+    deck, loc, cnt, hsize, stock, sc = w.deck, w.loc, w.cnt, w.hsize, w.stock, w.sc
     for i in range(MAX_CARDS):
         deck[i] = i
     shuffle(rng, deck)
     cnt[:, :] = 0
     hsize[:] = 0
-    opened[:] = 0
-    penalty[:] = 0
-    owner[:] = -1
+    w.opened[:] = 0
+    w.penalty[:] = 0
+    w.owner[:] = -1
     for p in range(n_players):
         for i in range(HAND_CARDS):
             _to_hand(deck[p * HAND_CARDS + i], p, loc, cnt, hsize)
@@ -317,19 +323,21 @@ def deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, pena
 
 
 @njit(cache=True)
-def play_round_kernel(rng, n_players, start, flags, pen_points, work):
-    """Deal and play one round from ``start`` with the ``RoundWork`` arrays ``work``; fills its
-    ``scores`` and ``sc``; returns END_*."""
-    deck, loc, cnt, hsize = work.deck, work.loc, work.cnt, work.hsize
+def play_round_kernel(rng, rules, start, work):
+    """Deal and play one round from ``start`` under ``rules`` (``RoundRules``) with the
+    ``RoundWork`` arrays ``work``; fills its ``scores`` and ``sc``; returns END_*."""
+    n_players, flags, pen_points = rules.players, rules.flags, rules.penalty
+    loc, cnt, hsize = work.loc, work.cnt, work.hsize
     stock, pot, melds, owner = work.stock, work.pot, work.melds, work.owner
     opened, penalty, scores, sc, log = work.opened, work.penalty, work.scores, work.sc, work.log
-    ctx = np.zeros(CTX_LEN, dtype=np.int64)
-    spec = np.zeros(SPEC_LEN, dtype=np.int64)
-    act = np.zeros(3, dtype=np.int64)
+    ctx, spec, act = work.ctx, work.spec, work.act
+    ctx[:] = 0
+    spec[:] = 0
+    act[:] = 0
     sc[SC_START] = start
     sc[SC_LOG_N] = 0
-    open_card = deal_round(rng, n_players, deck, loc, cnt, hsize, stock, owner, opened, penalty, sc)
-    seat, open_card = _exchange_phase(rng, n_players, start, loc, cnt, hsize, sc, log, open_card)
+    open_card = deal_round(rng, n_players, work)
+    seat, open_card = _exchange_phase(rng, n_players, start, work, open_card)
     # The decliner draws from the stock; the open card turned face down starts the pot.
     loc[open_card] = LOC_POT
     pot[0] = open_card
@@ -339,10 +347,20 @@ def play_round_kernel(rng, n_players, start, flags, pen_points, work):
     _to_hand(card, seat, loc, cnt, hsize)
     _log(log, sc, EV_DECLINE, seat, card, open_card, 0)
     end = END_TURN_LIMIT
-    out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
-                     penalty, sc, log, ctx, spec, act)
     sc[SC_TURNS] = 1
-    while sc[SC_TURNS] < TURN_LIMIT:
+    d = STEP_ON  # the decliner's turn goes on from its draw
+    while True:
+        # The rest of ``seat``'s turn (unless the draw emptied the hand): melds, then a discard.
+        out = STEP_OUT
+        if d != STEP_OUT:
+            was_open = opened[seat]
+            if _meld_step(rng, seat, flags, loc, cnt, hsize, melds, owner, opened, sc, log, ctx,
+                          spec, act) != STEP_OUT:
+                opened_now = 1 if was_open == 0 and opened[seat] == 1 else 0
+                out = _discard_step(rng, seat, flags, opened_now, pen_points, loc, cnt, hsize,
+                                    pot, penalty, sc, log)
+        if sc[SC_TURNS] >= TURN_LIMIT:
+            break
         if out == STEP_OUT:
             end = END_OUT
             sc[SC_OUT] = seat
@@ -356,26 +374,20 @@ def play_round_kernel(rng, n_players, start, flags, pen_points, work):
             _log(log, sc, EV_EXHAUSTED, seat, 0, 0, 0)
             break
         sc[SC_TURNS] += 1
-        if d == STEP_OUT:
-            out = STEP_OUT
-            continue
-        out = _turn_rest(rng, seat, flags, pen_points, loc, cnt, hsize, pot, melds, owner, opened,
-                         penalty, sc, log, ctx, spec, act)
     _score(n_players, loc, cnt, owner, penalty, scores)
     return end
 
 
-
-
 @njit(cache=True)
-def _play_game(rng, n_players, flags, pen_points, max_rounds, work, rec, totals):
+def _play_game(rng, rules, max_rounds, work, rec, totals):
     """Rounds until a total reaches 1000 after a round (or ``max_rounds``). The highest total wins;
     a tie goes to the player who went out in the last round if tied, else the lowest seat.
     Fills ``rec`` (``RoundRecords``) and ``totals``; returns (rounds played, winner or -1 if
     unfinished)."""
+    n_players = rules.players
     totals[:] = 0
     for r in range(max_rounds):
-        end = play_round_kernel(rng, n_players, r % n_players, flags, pen_points, work)
+        end = play_round_kernel(rng, rules, r % n_players, work)
         scores, sc = work.scores, work.sc
         best = -1 << 40
         for p in range(n_players):

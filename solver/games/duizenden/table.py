@@ -12,6 +12,8 @@ State of a round (all plain arrays, reused from round to round; ``new_work`` mak
   table card there (its points count for that seat).
 * ``opened[seat]``, ``penalty[seat]`` (variant 3), ``scores[seat]`` (the round's result).
 * ``log``: with ``sc[SC_LOG_ON]`` set, one row per event (``EV_*``) for ``pyramid show``.
+* ``ctx``, ``spec``, ``act``: the scratch arrays of the action enumerators of
+  ``duizenden.melds`` (the situation ``CTX_*``, a meld ``SPEC_*``, a lay-off or joker exchange).
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from numba import njit
 
 from solver.core.cards import CARDS_PER_DECK, MAX_CARDS, NATURAL_CARDS
 from solver.games.duizenden.melds import (
-    KIND_JOKER, M_CARDS, M_HI, M_JOKERS, M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE, MAX_MELDS,
-    MELD_RUN, MELD_WIDTH, N_KINDS, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LO, SPEC_SUITS, SPEC_TYPE,
-    run_kind)
+    CTX_LEN, KIND_JOKER, M_CARDS, M_HI, M_JOKERS, M_KEY, M_LO, M_N, M_OWNER, M_POS, M_TYPE,
+    MAX_MELDS, MELD_RUN, MELD_WIDTH, N_KINDS, SPEC_HI, SPEC_JOKERS, SPEC_KEY, SPEC_LEN, SPEC_LO,
+    SPEC_SUITS, SPEC_TYPE, run_kind)
 from solver.games.duizenden.options import MAX_PLAYERS
 
 # Explicit signatures for the helpers called with many literal arguments (see duizenden.melds).
@@ -69,6 +71,9 @@ class RoundWork(NamedTuple):
     scores: np.ndarray
     sc: np.ndarray
     log: np.ndarray
+    ctx: np.ndarray
+    spec: np.ndarray
+    act: np.ndarray
 
 
 def new_work(log_rows: int = 0) -> RoundWork:
@@ -85,7 +90,10 @@ def new_work(log_rows: int = 0) -> RoundWork:
                      penalty=np.zeros(MAX_PLAYERS, dtype=np.int64),
                      scores=np.zeros(MAX_PLAYERS, dtype=np.int64),
                      sc=np.zeros(SC_LEN, dtype=np.int64),
-                     log=np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64))
+                     log=np.zeros((max(log_rows, 1), LOG_WIDTH), dtype=np.int64),
+                     ctx=np.zeros(CTX_LEN, dtype=np.int64),
+                     spec=np.zeros(SPEC_LEN, dtype=np.int64),
+                     act=np.zeros(3, dtype=np.int64))
 
 
 @njit(_KIND_SIG, cache=True)

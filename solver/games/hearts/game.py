@@ -291,12 +291,14 @@ def trace_deal(rules: HeartsRules, seed: int = 0, deal: int = 1) -> DealTrace:
         raise ValueError(f"game 0 of seed {seed} ends after deal {rec.ended} (a total reached the "
                          f"target {rules.target}), so it has no deal {deal}")
     pts = rules.points
+    played = rec.trace
     return DealTrace(
         rules=rules, seed=seed, deal_index=deal - 1, dealer=(deal - 1) % rules.players,
         pass_offset=rules.pass_offset(deal - 1),
-        dealt=[_mask_cards(m) for m in rec.dealt], passed=[_mask_cards(m) for m in rec.passed],
-        plays=[[int(c) for c in row] for row in rec.plays], leaders=[int(x) for x in rec.leaders],
-        winners=[int(x) for x in rec.winners],
-        trick_points=[int(sum(pts[c] for c in row)) for row in rec.plays],
-        points=[int(x) for x in rec.deal_points], shooter=int(rec.shooter),
+        dealt=[_mask_cards(m) for m in played.dealt],
+        passed=[_mask_cards(m) for m in played.passed],
+        plays=[[int(c) for c in row] for row in played.plays],
+        leaders=[int(x) for x in played.leaders], winners=[int(x) for x in played.winners],
+        trick_points=[int(sum(pts[c] for c in row)) for row in played.plays],
+        points=[int(x) for x in played.deal_points], shooter=int(rec.shooter),
         scores_before=[int(x) for x in rec.before])

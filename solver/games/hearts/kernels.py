@@ -1,7 +1,8 @@
 """Numba kernels of the trick-taking engine behind Black Maria and standard Hearts.
 
-Everything rule-specific arrives as plain arrays and ints built by ``solver.games.hearts.game`` from a
-``HeartsRules`` object, so one set of kernels plays both presets:
+Everything rule-specific arrives as one ``KernelArgs`` (a named tuple of plain arrays and ints,
+built by ``solver.games.hearts.game`` from a ``HeartsRules`` object), so one set of kernels plays
+both presets:
 
 * ``deck``:          int64 ids of the cards in play (the removals already taken out), ascending.
 * ``points``:        int64[52], what each card costs the player who takes it (0 for most cards,
@@ -50,8 +51,8 @@ _STRENGTH = np.array([(c % RANKS_PER_SUIT + RANKS_PER_SUIT - 1) % RANKS_PER_SUIT
 
 
 class KernelArgs(NamedTuple):
-    """A rules object as the kernels take it (the fields of the module docstring), in the order
-    of their parameters after the seed and game numbers: pass it as ``*args``."""
+    """A rules object as the kernels take it (the fields of the module docstring): one argument
+    ``rules`` of every kernel that plays."""
     n: int
     deck: np.ndarray
     points: np.ndarray
@@ -75,11 +76,13 @@ class GameRecords(NamedTuple):
     shooter: np.ndarray
 
 
-class DealRecord(NamedTuple):
-    """What ``_trace_deal`` returns: one deal's hands as dealt and the cards each seat passed
-    (masks), the cards played (trick x turn), each trick's leader and winner, the cards each seat
-    took (masks), the deal's points by seat, the moon shooter (-1), the scores before the deal
-    and the number of deals after which the game had already ended (-1: it had not)."""
+class DealArrays(NamedTuple):
+    """The work and trace arrays of ``play_deal`` (``new_trace`` makes them, reused deal after
+    deal): the deal's shuffle buffer, the hands in play, the hands as dealt and the cards each
+    seat passed (masks), the cards played (trick x turn), each trick's leader and winner, the
+    cards each seat took (masks) and the deal's points by seat."""
+    work: np.ndarray
+    hands: np.ndarray
     dealt: np.ndarray
     passed: np.ndarray
     plays: np.ndarray
@@ -87,6 +90,13 @@ class DealRecord(NamedTuple):
     winners: np.ndarray
     taken: np.ndarray
     deal_points: np.ndarray
+
+
+class DealRecord(NamedTuple):
+    """What ``_trace_deal`` returns: one deal's ``DealArrays`` as played, the moon shooter (-1),
+    the scores before the deal and the number of deals after which the game had already ended
+    (-1: it had not)."""
+    trace: DealArrays
     shooter: int
     before: np.ndarray
     ended: int
@@ -158,17 +168,26 @@ def _score_moon(n, taken, moon_mask, moon_points, moon_rule, deal_points):
 
 
 @njit(cache=True)
-def play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_card, must_break,
-               ban_mask, moon_mask, moon_points, moon_rule, work, hands, dealt, passed, plays,
-               leaders, winners, taken, deal_points):
-    """Play one deal at random; fill the trace arrays and ``deal_points``; return the shooter."""
+def play_deal(state, rules, dealer, deal_index, work, hands, dealt, passed, plays, leaders,
+              winners, taken, deal_points):
+    """Play one deal at random under ``rules`` (``KernelArgs``); fill the arrays of a
+    ``DealArrays`` (its fields in order after ``deal_index``), ``deal_points`` too; return the
+    shooter.
+
+    The one kernel that takes its arrays one by one: numba increfs every array read out of a
+    named tuple, at each call, and reading the nine of a ``DealArrays`` here at every deal made
+    the simulations 3-4% slower (benchmarks/bench_hearts.py, CPU time); the loops over deals
+    read them once."""
+    n, deck, points = rules.n, rules.deck, rules.points
+    lead_card, must_break, ban_mask = rules.lead_card, rules.must_break, rules.ban_mask
     deal_round_robin(state, deck, work, n, dealer, hands, len(deck))
     for s in range(n):
         dealt[s] = hands[s]
         passed[s] = _ZERO
         taken[s] = _ZERO
         deal_points[s] = 0
-    offset = pass_offsets[deal_index % len(pass_offsets)]
+    cycle = rules.pass_offsets
+    offset = cycle[deal_index % len(cycle)]
     if offset != 0:
         _pass_cards(state, n, offset, hands, passed)
     leader = _first_leader(n, dealer, lead_card, hands)
@@ -202,27 +221,30 @@ def play_deal(state, n, dealer, deal_index, deck, points, pass_offsets, lead_car
         taken[best] |= trick
         deal_points[best] += trick_points
         leader = best
-    return _score_moon(n, taken, moon_mask, moon_points, moon_rule, deal_points)
+    return _score_moon(n, taken, rules.moon_mask, rules.moon_points, rules.moon_rule,
+                       deal_points)
 
 
 @njit(cache=True)
 def new_trace(n, cards):
-    """Work and trace arrays for deals of ``n`` players with ``cards`` cards in play."""
+    """A ``DealArrays`` for deals of ``n`` players with ``cards`` cards in play."""
     tricks = cards // n
-    return (np.empty(cards, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
-            np.zeros(n, np.uint64), np.zeros((tricks, n), np.int64), np.zeros(tricks, np.int64),
-            np.zeros(tricks, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.int64))
+    return DealArrays(np.empty(cards, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.uint64),
+                     np.zeros(n, np.uint64), np.zeros((tricks, n), np.int64),
+                     np.zeros(tricks, np.int64), np.zeros(tricks, np.int64),
+                     np.zeros(n, np.uint64), np.zeros(n, np.int64))
 
 
 @njit(cache=True)
-def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_card, must_break,
-                ban_mask, moon_mask, moon_points, moon_rule, target, max_deals):
+def _play_games(seed, first_game, n_games, rules, target, max_deals):
     """Play games ``first_game ..`` to the target score; game ``g`` uses stream ``g`` of ``seed``.
 
-    Returns per game: deals played, final scores, whether the deal cap stopped it; and per deal
-    (all deals of all games, in order): the points of each seat and the moon shooter (-1 none).
-    Seat 0 deals the first deal of every game; the deal passes one seat left after each deal.
+    Returns the ``GameRecords``: per game the deals played, final scores, whether the deal cap
+    stopped it; per deal (all deals of all games, in order) the points of each seat and the moon
+    shooter (-1 none). Seat 0 deals the first deal of every game; the deal passes one seat left
+    after each deal.
     """
+    n = rules.n
     length = np.zeros(n_games, np.int64)
     final = np.zeros((n_games, n), np.int64)
     capped = np.zeros(n_games, np.bool_)
@@ -230,7 +252,10 @@ def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_c
     deal_pts = np.empty((cap, n), np.int16)
     shooters = np.empty(cap, np.int8)
     pos = 0
-    work, hands, dealt, passed, plays, leaders, winners, taken, dp = new_trace(n, len(deck))
+    trace = new_trace(n, len(rules.deck))
+    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
+    plays, leaders, winners, taken, dp = (trace.plays, trace.leaders, trace.winners, trace.taken,
+                                          trace.deal_points)
     for g in range(n_games):
         state = new_state(stream_seed(seed, first_game + g))
         scores = final[g]
@@ -244,9 +269,8 @@ def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_c
                 grown_s = np.empty(cap, np.int8)
                 grown_s[:pos] = shooters[:pos]
                 shooters = grown_s
-            shooter = play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
-                                 must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
-                                 hands, dealt, passed, plays, leaders, winners, taken, dp)
+            shooter = play_deal(state, rules, d % n, d, work, hands, dealt, passed, plays, leaders,
+                                winners, taken, dp)
             top = scores[0] + dp[0]
             for s in range(n):
                 scores[s] += dp[s]
@@ -261,16 +285,20 @@ def _play_games(seed, first_game, n_games, n, deck, points, pass_offsets, lead_c
                 capped[g] = True
                 break
         length[g] = d
-    return length, final, capped, deal_pts[:pos].copy(), shooters[:pos].copy()
+    return GameRecords(length, final, capped, deal_pts[:pos].copy(), shooters[:pos].copy())
 
 
 @njit(cache=True)
-def _trace_deal(seed, game, deal_no, n, deck, points, pass_offsets, lead_card, must_break,
-                ban_mask, moon_mask, moon_points, moon_rule, target):
+def _trace_deal(seed, game, deal_no, rules, target):
     """Replay game ``game`` of ``seed`` up to deal ``deal_no`` (0-based) exactly as
-    ``_play_games`` plays it; return that deal's trace, its shooter, the scores before it and the
-    number of deals after which the game had already ended (-1 if it had not)."""
-    work, hands, dealt, passed, plays, leaders, winners, taken, dp = new_trace(n, len(deck))
+    ``_play_games`` plays it; return that deal's ``DealRecord``: its trace, its shooter, the
+    scores before it and the number of deals after which the game had already ended (-1 if it
+    had not)."""
+    n = rules.n
+    trace = new_trace(n, len(rules.deck))
+    work, hands, dealt, passed = trace.work, trace.hands, trace.dealt, trace.passed
+    plays, leaders, winners, taken, dp = (trace.plays, trace.leaders, trace.winners, trace.taken,
+                                          trace.deal_points)
     state = new_state(stream_seed(seed, game))
     before = np.zeros(n, np.int64)
     shooter = -1
@@ -280,32 +308,30 @@ def _trace_deal(seed, game, deal_no, n, deck, points, pass_offsets, lead_card, m
             before[s] += dp[s]
         if ended < 0 and d > 0 and before.max() >= target:
             ended = d
-        shooter = play_deal(state, n, d % n, d, deck, points, pass_offsets, lead_card,
-                             must_break, ban_mask, moon_mask, moon_points, moon_rule, work,
-                             hands, dealt, passed, plays, leaders, winners, taken, dp)
-    return dealt, passed, plays, leaders, winners, taken, dp, shooter, before, ended
+        shooter = play_deal(state, rules, d % n, d, work, hands, dealt, passed, plays, leaders,
+                            winners, taken, dp)
+    return DealRecord(trace, shooter, before, ended)
 
 
 def play_game_records(seed: int, first_game: int, n_games: int, args: KernelArgs, target: int,
                       max_deals: int) -> GameRecords:
     """Games ``first_game ..`` of ``seed`` played to ``target`` (see ``_play_games``)."""
-    return GameRecords(*_play_games(seed, first_game, n_games, *args, target, max_deals))
+    return _play_games(seed, first_game, n_games, args, target, max_deals)
 
 
 def deal_record(seed: int, game: int, deal_no: int, args: KernelArgs, target: int) -> DealRecord:
     """Deal ``deal_no`` (0-based) of game ``game`` of ``seed`` (see ``_trace_deal``)."""
-    return DealRecord(*_trace_deal(seed, game, deal_no, *args, target))
+    return _trace_deal(seed, game, deal_no, args, target)
 
 
 def legal_mask(hand: int, led_suit: int, first_trick: bool, hearts_broken: bool,
                args: KernelArgs) -> int:
     """Mask of the cards of the mask ``hand`` that may be played (``led_suit`` -1 for a lead)."""
-    return int(_legal_kernel(np.uint64(hand), led_suit, first_trick, hearts_broken,
-                             args.lead_card, args.must_break, args.ban_mask))
+    return int(_legal_kernel(np.uint64(hand), led_suit, first_trick, hearts_broken, args))
 
 
 @njit(cache=True)
-def _legal_kernel(hand, led_suit, first_trick, hearts_broken, lead_card, must_break, ban_mask):
+def _legal_kernel(hand, led_suit, first_trick, hearts_broken, rules):
     """``_legal`` with plain int arguments, for the Python-side legal-move query."""
-    return _legal(np.uint64(hand), led_suit, first_trick, hearts_broken, lead_card, must_break,
-                  np.uint64(ban_mask))
+    return _legal(np.uint64(hand), led_suit, first_trick, hearts_broken, rules.lead_card,
+                  rules.must_break, rules.ban_mask)

@@ -21,7 +21,7 @@ so ``show old-maid --seed S --game i`` replays exactly that game.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -164,6 +164,33 @@ def check_dealer(dealer: int, players: int) -> int:
 # Kernels
 
 
+class Table(NamedTuple):
+    """Who plays one game and how its cards pair: the number of players, the dealer's seat
+    (absolute) and the colour rule; the kernels take it as one argument."""
+    n: int
+    dealer: int
+    colour: bool
+
+
+class Outcome(NamedTuple):
+    """How a random play ended (``_play``): the loser's absolute seat, the draws, the pairs made
+    by draws and the card left (the Old Maid)."""
+    loser: int
+    draws: int
+    pairs: int
+    last_card: int
+
+
+class GameColumns(NamedTuple):
+    """Per-game outputs of ``_play_games``, row ``g`` for the ``g``-th game of the chunk: the loser
+    relative to the dealer, the draws, the card left, and the pairs discarded after the deal
+    (column 0) and during play (column 1)."""
+    loser: np.ndarray
+    draws: np.ndarray
+    last_card: np.ndarray
+    pairs: np.ndarray
+
+
 @njit(cache=True)
 def _partners(b, colour):
     """Mask of the cards that pair with the single card ``b`` (0 for the joker)."""
@@ -211,15 +238,16 @@ def _discard_all(hands, sizes, n, colour):
 
 
 @njit(cache=True)
-def _play(state, hands, sizes, n, dealer, colour, log):
+def _play(state, hands, sizes, table, log):
     """Random play from the hands after the discards until one card is left.
 
-    Returns ``(loser, draws, play_pairs, last_card)`` with the loser's absolute seat. Writes one
-    row per draw to ``log`` (``LOG_FIELDS``) while rows are left (pass a 0-row array for none)."""
+    Returns the ``Outcome`` (the loser's seat absolute). Writes one row per draw to ``log``
+    (``LOG_FIELDS``) while rows are left (pass a 0-row array for none)."""
+    n, colour = table.n, table.colour
     total = 0
     for p in range(n):
         total += sizes[p]
-    turn = dealer + 1
+    turn = table.dealer + 1
     if turn == n:
         turn = 0
     while sizes[turn] == 0 and total > 0:
@@ -255,13 +283,13 @@ def _play(state, hands, sizes, n, dealer, colour, log):
     loser = 0
     while sizes[loser] == 0:
         loser += 1
-    return loser, draws, pairs, lowest_bit(hands[loser])
+    return Outcome(loser, draws, pairs, lowest_bit(hands[loser]))
 
 
 @njit(cache=True)
-def _play_games(seed, first, count, n, deck, colour, loser, draws, last_card, pairs):
-    """Games ``first .. first+count-1`` of a run: game ``i`` from stream ``i``, dealer ``i % n``.
-    ``pairs`` gets the pairs discarded after the deal (column 0) and during play (column 1)."""
+def _play_games(seed, first, count, n, deck, colour, out):
+    """Games ``first .. first+count-1`` of a run: game ``i`` from stream ``i``, dealer ``i % n``;
+    row ``g`` of the ``GameColumns`` ``out`` gets game ``first + g``."""
     state = new_state(0)
     work = np.empty_like(deck)
     hands = np.zeros(n, dtype=np.uint64)
@@ -272,17 +300,18 @@ def _play_games(seed, first, count, n, deck, colour, loser, draws, last_card, pa
         state[0] = stream_seed(seed, i)
         dealer = i % n
         deal_round_robin(state, deck, work, n, dealer, hands, deck.size)
-        pairs[g, 0] = _discard_all(hands, sizes, n, colour)
-        who, length, play_pairs, last = _play(state, hands, sizes, n, dealer, colour, no_log)
-        loser[g] = (who - dealer) % n
-        draws[g] = length
-        pairs[g, 1] = play_pairs
-        last_card[g] = last
+        out.pairs[g, 0] = _discard_all(hands, sizes, n, colour)
+        end = _play(state, hands, sizes, Table(n, dealer, colour), no_log)
+        out.loser[g] = (end.loser - dealer) % n
+        out.draws[g] = end.draws
+        out.pairs[g, 1] = end.pairs
+        out.last_card[g] = end.last_card
 
 
 @njit(cache=True)
-def _play_trials(seed, first, count, n, dealer, start_hands, colour, loser, draws):
+def _play_trials(seed, first, count, table, start_hands, loser, draws):
     """Trials ``first ..`` of one fixed deal: every trial from the same hands, its own stream."""
+    n = table.n
     state = new_state(0)
     hands = np.zeros(n, dtype=np.uint64)
     sizes = np.zeros(n, dtype=np.int64)
@@ -292,35 +321,35 @@ def _play_trials(seed, first, count, n, dealer, start_hands, colour, loser, draw
         for p in range(n):
             hands[p] = start_hands[p]
             sizes[p] = popcount(start_hands[p])
-        who, length, _, _ = _play(state, hands, sizes, n, dealer, colour, no_log)
-        loser[g] = (who - dealer) % n
-        draws[g] = length
+        end = _play(state, hands, sizes, table, no_log)
+        loser[g] = (end.loser - table.dealer) % n
+        draws[g] = end.draws
 
 
 @njit(cache=True)
-def _discard_and_play(state, n, dealer, colour, kept, log):
+def _discard_and_play(state, table, kept, log):
     """Discard pairs from the dealt hands ``kept`` (in place), then play on with a copy."""
-    sizes = np.zeros(n, dtype=np.int64)
-    _discard_all(kept, sizes, n, colour)
+    sizes = np.zeros(table.n, dtype=np.int64)
+    _discard_all(kept, sizes, table.n, table.colour)
     hands = kept.copy()
-    return _play(state, hands, sizes, n, dealer, colour, log)
+    return _play(state, hands, sizes, table, log)
 
 
 @njit(cache=True)
-def _deal_and_play(seed, n, dealer, deck, colour, dealt, kept, log):
+def _deal_and_play(seed, table, deck, dealt, kept, log):
     """One whole game from ``seed`` with its deal, discards and draw log (for ``show``)."""
     state = new_state(seed)
     work = np.empty_like(deck)
-    deal_round_robin(state, deck, work, n, dealer, dealt, deck.size)
-    for p in range(n):
+    deal_round_robin(state, deck, work, table.n, table.dealer, dealt, deck.size)
+    for p in range(table.n):
         kept[p] = dealt[p]
-    return _discard_and_play(state, n, dealer, colour, kept, log)
+    return _discard_and_play(state, table, kept, log)
 
 
 @njit(cache=True)
-def _play_dealt(seed, n, dealer, colour, kept, log):
+def _play_dealt(seed, table, kept, log):
     """Play from hands as dealt (``kept``, discarded in place) with randomness from ``seed``."""
-    return _discard_and_play(new_state(seed), n, dealer, colour, kept, log)
+    return _discard_and_play(new_state(seed), table, kept, log)
 
 
 # --------------------------------------------------------------------------------------------
@@ -379,10 +408,10 @@ def _logged(play, n: int) -> tuple:
         dealt = np.zeros(n, dtype=np.uint64)
         kept = np.zeros(n, dtype=np.uint64)
         log = np.zeros((rows, len(LOG_FIELDS)), dtype=np.int64)
-        loser, draws, _, last = play(dealt, kept, log)
-        if draws <= rows:
-            return dealt, kept, log[:draws].copy(), int(loser), int(last)
-        rows = int(draws)
+        end = play(dealt, kept, log)
+        if end.draws <= rows:
+            return dealt, kept, log[:end.draws].copy(), int(end.loser), int(end.last_card)
+        rows = int(end.draws)
 
 
 def play_game(seed: int, players: int, rules: OldMaidRules | None = None,
@@ -396,7 +425,8 @@ def _play_seeded(seed: int, n: int, rules: OldMaidRules, dealer: int) -> OldMaid
     """``play_game`` for checked input; ``seed`` may be any 64-bit stream seed."""
     deck = rules.deck()
     dealt, kept, log, loser, last = _logged(
-        lambda d, k, g: _deal_and_play(np.uint64(seed), n, dealer, deck, rules.colour, d, k, g), n)
+        lambda d, k, g: _deal_and_play(np.uint64(seed), Table(n, dealer, rules.colour), deck, d, k,
+                                       g), n)
     return OldMaidGame(seed, n, dealer, rules, [hand_cards(h) for h in dealt],
                        [hand_cards(h) for h in kept], log, loser, last)
 
@@ -440,7 +470,7 @@ def play_hands(hands, rules: OldMaidRules | None = None, dealer: int = 0,
     def play(d, k, g):
         d[:] = masks
         k[:] = masks
-        return _play_dealt(np.uint64(seed), n, dealer, rules.colour, k, g)
+        return _play_dealt(np.uint64(seed), Table(n, dealer, rules.colour), k, g)
 
     dealt, kept, log, loser, last = _logged(play, n)
     return OldMaidGame(seed, n, dealer, rules, [hand_cards(h) for h in dealt],

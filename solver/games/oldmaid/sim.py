@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from solver.core.cards import format_card
-from solver.games.oldmaid.engine import (GAME_NAME, OldMaidRules, _play_games, _play_trials, check_count,
-                            check_players, find_rules, play_game, sort_hand)
+from solver.games.oldmaid.engine import (GAME_NAME, GameColumns, OldMaidRules, Table, _play_games,
+                                        _play_trials, check_count, check_players, find_rules,
+                                        play_game, sort_hand)
 from solver.core.rng import check_seed
 from solver.core.runner import run_games
 from solver.core.stats import histogram, mean_ci, wilson
@@ -23,13 +24,11 @@ def run_chunk(seed: int, first: int, count: int, params: dict) -> dict:
     """Chunk function for ``simulate.run_games``: per-game records of games ``first ..``."""
     n = params["players"]
     rules = find_rules(params["variants"])
-    loser = np.empty(count, dtype=np.int8)
-    draws = np.empty(count, dtype=np.int32)
-    last = np.empty(count, dtype=np.int8)
-    pairs = np.empty((count, 2), dtype=np.int16)
-    _play_games(np.uint64(seed), first, count, n, rules.deck(), rules.colour, loser, draws, last,
-                pairs)
-    return {"loser": loser, "draws": draws, "last_card": last, "pairs": pairs}
+    out = GameColumns(loser=np.empty(count, dtype=np.int8), draws=np.empty(count, dtype=np.int32),
+                      last_card=np.empty(count, dtype=np.int8),
+                      pairs=np.empty((count, 2), dtype=np.int16))
+    _play_games(np.uint64(seed), first, count, n, rules.deck(), rules.colour, out)
+    return out._asdict()
 
 
 def run_trials_chunk(seed: int, first: int, count: int, params: dict) -> dict:
@@ -39,8 +38,8 @@ def run_trials_chunk(seed: int, first: int, count: int, params: dict) -> dict:
     loser = np.empty(count, dtype=np.int8)
     draws = np.empty(count, dtype=np.int32)
     start = np.array(params["hands"], dtype=np.uint64)
-    _play_trials(np.uint64(seed), first, count, n, params["dealer"], start, rules.colour, loser,
-                 draws)
+    _play_trials(np.uint64(seed), first, count, Table(n, params["dealer"], rules.colour), start,
+                 loser, draws)
     return {"loser": loser, "draws": draws}
 
 

@@ -27,6 +27,7 @@ The first dealer of a game is ``below(n)`` drawn first from the game's stream.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -78,6 +79,29 @@ MAX_BID_EVENTS = 32
 """Bid log rows (seat, bid or 0 for a pass); an auction has at most 10 bids and 4 passes."""
 
 _ZERO = np.uint64(0)
+
+
+class Table(NamedTuple):
+    """What the round kernels need of the rules: the number of players, the deck in its order
+    before the shuffle (``OneCardRules.deck``) and the joker's card id."""
+    n: int
+    deck: np.ndarray
+    joker: int
+
+
+class RoundBuffers(NamedTuple):
+    """The arrays of one round, reused round after round: the shuffle buffer, the hands in play
+    and as dealt, the captured piles (masks), the captured points and the round scores by seat,
+    the results (``RES_*``), the bid log and the trick log."""
+    buf: np.ndarray
+    hands: np.ndarray
+    dealt: np.ndarray
+    cap: np.ndarray
+    pts: np.ndarray
+    scored: np.ndarray
+    res: np.ndarray
+    bid_log: np.ndarray
+    trick_log: np.ndarray
 
 
 def _build_tables():
@@ -206,8 +230,9 @@ def _deal(state, n, dealer, deck, buf, hands):
 
 @njit(cache=True)
 def _bidding(state, n, dealer, bid_log, res):
-    """The auction from left of the dealer; passes are final. Sets bidder (-1: nobody), bid and
-    the number of bid log rows (seat, bid or 0 for a pass) in ``res``."""
+    """The auction from left of the dealer; passes are final. Sets bidder (-1: nobody), bid, the
+    number of bid log rows (seat, bid or 0 for a pass) and the first leader in ``res``: the
+    bidder, or with no bid the player ``NO_BID_LEAD`` seats left of the dealer."""
     min_bid = _MIN_BID[n]
     active = (1 << n) - 1
     high = 0
@@ -236,16 +261,17 @@ def _bidding(state, n, dealer, bid_log, res):
     res[RES_BIDDER] = bidder
     res[RES_BID] = high if bidder >= 0 else 0
     res[RES_NBIDS] = nlog
+    res[RES_LEADER] = bidder if bidder >= 0 else (dealer + _NO_BID_LEAD[n]) % n
 
 
 @njit(cache=True)
-def _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log):
-    """Play every trick after the auction in ``res``; captured cards (with the one card for the
-    last trick's winner) go to ``cap``."""
+def _play_tricks(state, n, joker, hands, cap, res, trick_log):
+    """Play every trick after the auction in ``res`` (its bidder and first leader); captured
+    cards (with the one card ``res[RES_ONE_CARD]`` for the last trick's winner) go to ``cap``."""
+    one_card = res[RES_ONE_CARD]
     jbit = _BIT[joker]
     bidder = res[RES_BIDDER]
-    leader = bidder if bidder >= 0 else (dealer + _NO_BID_LEAD[n]) % n
-    res[RES_LEADER] = leader
+    leader = res[RES_LEADER]
     res[RES_SWITCH] = -1
     trump = -1
     downtown = False
@@ -280,7 +306,6 @@ def _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log):
     cap[leader] |= _BIT[one_card]
     res[RES_TRUMP] = trump
     res[RES_LAST_WINNER] = leader
-    res[RES_ONE_CARD] = one_card
 
 
 @njit(cache=True)

@@ -11,6 +11,7 @@ dealer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -21,8 +22,8 @@ from solver.games.onecard.engine import (_BIT, _ZERO, DECK_SIZE, MAX_BID, MAX_BI
                             MAX_ROUNDS, MAX_TRICKS, RES_BID, RES_BIDDER, RES_FIELDS,
                             RES_LAST_WINNER, RES_LEADER, RES_NBIDS, RES_ONE_CARD, RES_SWITCH,
                             RES_TRUMP, TL_LEADER, TL_SWITCH, TL_WINNER, TRICK_COLS, OneCardRules,
-                            _bidding, _deal, _game_winner, _play_tricks, _points,
-                            _score)
+                            RoundBuffers, Table, _bidding, _deal, _game_winner, _play_tricks,
+                            _points, _score)
 from solver.core.bits import popcount
 from solver.core.rng import below, check_seed, new_state, stream_seed
 from solver.core.runner import DEFAULT_CHUNK, run_games
@@ -49,28 +50,52 @@ UNFINISHED = -2
 ROUNDS_PER_GAME_GUESS = 8
 
 
+class ChunkRecords(NamedTuple):
+    """The record arrays a chunk of games fills: one row a game (``GC_*``), one row a round
+    (``RC_*``, all rounds of the chunk in game order) and the cards of each round (a mask)."""
+    games: np.ndarray
+    rounds: np.ndarray
+    masks: np.ndarray
+
+
 @njit(cache=True)
 def new_round_buffers():
-    return (np.empty(DECK_SIZE, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.uint64),
-            np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.int64),
-            np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(RES_FIELDS, dtype=np.int64),
-            np.zeros((MAX_BID_EVENTS, 2), dtype=np.int64),
-            np.zeros((MAX_TRICKS, TRICK_COLS), dtype=np.int64))
+    """Fresh ``RoundBuffers`` for tables of up to ``MAX_PLAYERS``."""
+    return RoundBuffers(np.empty(DECK_SIZE, dtype=np.int64),
+                        np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                        np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                        np.zeros(MAX_PLAYERS, dtype=np.uint64),
+                        np.zeros(MAX_PLAYERS, dtype=np.int64),
+                        np.zeros(MAX_PLAYERS, dtype=np.int64),
+                        np.zeros(RES_FIELDS, dtype=np.int64),
+                        np.zeros((MAX_BID_EVENTS, 2), dtype=np.int64),
+                        np.zeros((MAX_TRICKS, TRICK_COLS), dtype=np.int64))
 
 
 @njit(cache=True)
-def play_round_kernel(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
-                trick_log):
-    """Deal, bid and play one round; fills the captured piles, points and scores."""
-    one_card = _deal(state, n, dealer, deck, buf, hands)
+def play_round_kernel(state, table, dealer, buf, hands, dealt, cap, pts, scored, res, bid_log,
+                      trick_log):
+    """Deal, bid and play one round; fills the arrays of a ``RoundBuffers`` (its fields in order
+    after ``dealer``): the hands as dealt, the captured piles, points and scores, ``res``, the
+    logs.
+
+    The one kernel of a round that takes the buffers one by one: numba increfs every array read
+    out of a named tuple, and reading the eight here at every round made it 10% slower (measured
+    with ``benchmarks/bench_onecard.py``); the game loop reads them once per game."""
+    n = table.n
+    one_card = _deal(state, n, dealer, table.deck, buf, hands)
+    for s in range(n):
+        dealt[s] = hands[s]
+    res[RES_ONE_CARD] = one_card
     _bidding(state, n, dealer, bid_log, res)
-    _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log)
-    _points(cap, n, joker, pts)
+    _play_tricks(state, n, table.joker, hands, cap, res, trick_log)
+    _points(cap, n, table.joker, pts)
     _score(pts, n, res[RES_BIDDER], res[RES_BID], scored)
 
 
 @njit(cache=True)
-def _record_round(n, dealer, hands, cap, pts, scored, res, out, mask_out):
+def _record_round(n, dealer, pts, scored, res, out):
+    """The round's record row ``out`` (``RC_*``) but the cards left (``_round_cards``)."""
     out[RC_DEALER] = dealer
     bidder = res[RES_BIDDER]
     out[RC_BIDDER] = -1 if bidder < 0 else (bidder - dealer) % n
@@ -80,8 +105,6 @@ def _record_round(n, dealer, hands, cap, pts, scored, res, out, mask_out):
     out[RC_SWITCH] = res[RES_SWITCH]
     out[RC_LAST] = (res[RES_LAST_WINNER] - dealer) % n
     out[RC_ONE_CARD] = res[RES_ONE_CARD]
-    union = _ZERO
-    left = 0
     for rel in range(MAX_PLAYERS):
         out[RC_CAPTURED + rel] = 0
         out[RC_SCORED + rel] = 0
@@ -89,26 +112,40 @@ def _record_round(n, dealer, hands, cap, pts, scored, res, out, mask_out):
         seat = (dealer + rel) % n
         out[RC_CAPTURED + rel] = pts[seat]
         out[RC_SCORED + rel] = scored[seat]
-        union |= cap[seat]
-        left += popcount(hands[seat])
-    out[RC_LEFT] = left
-    mask_out[0] = union
 
 
 @njit(cache=True)
-def _play_game(state, n, deck, joker, rounds_out, masks_out, r0, game_out):
-    """One game to 30 from a fresh stream: rounds go to rows ``r0..`` of ``rounds_out``."""
-    buf, hands, cap, pts, scored, res, bid_log, trick_log = new_round_buffers()
+def _round_cards(n, hands, cap):
+    """The cards of a played round (the union of the captured piles) and the cards left in
+    the hands (always 0)."""
+    union = _ZERO
+    left = 0
+    for seat in range(n):
+        union |= cap[seat]
+        left += popcount(hands[seat])
+    return union, left
+
+
+@njit(cache=True)
+def _play_game(state, table, rec, g, r0):
+    """Game ``g`` of the chunk to 30 from a fresh stream: its row of ``rec.games``, its rounds
+    rows ``r0..`` of ``rec.rounds`` and ``rec.masks``."""
+    n = table.n
+    rb = new_round_buffers()
+    buf, hands, dealt, cap, pts, scored = rb.buf, rb.hands, rb.dealt, rb.cap, rb.pts, rb.scored
+    res, bid_log, trick_log = rb.res, rb.bid_log, rb.trick_log
+    rounds_out, masks_out = rec.rounds, rec.masks
     totals = np.zeros(n, dtype=np.int64)
     dealer = below(state, n)
     first = dealer
     winner = UNFINISHED
     rounds = 0
     while rounds < MAX_ROUNDS:
-        play_round_kernel(state, n, dealer, deck, joker, buf, hands, cap, pts, scored, res, bid_log,
-                    trick_log)
-        _record_round(n, dealer, hands, cap, pts, scored, res, rounds_out[r0 + rounds],
-                      masks_out[r0 + rounds:r0 + rounds + 1])
+        play_round_kernel(state, table, dealer, buf, hands, dealt, cap, pts, scored, res, bid_log,
+                          trick_log)
+        row = rounds_out[r0 + rounds]
+        _record_round(n, dealer, pts, scored, res, row)
+        masks_out[r0 + rounds], row[RC_LEFT] = _round_cards(n, hands, cap)
         for s in range(n):
             totals[s] += scored[s]
         rounds += 1
@@ -117,6 +154,7 @@ def _play_game(state, n, deck, joker, rounds_out, masks_out, r0, game_out):
             winner = (w - first) % n
             break
         dealer = (dealer + 1) % n
+    game_out = rec.games[g]
     game_out[GC_FIRST_DEALER] = first
     game_out[GC_ROUNDS] = rounds
     game_out[GC_WINNER] = winner
@@ -126,14 +164,13 @@ def _play_game(state, n, deck, joker, rounds_out, masks_out, r0, game_out):
 
 
 @njit(cache=True)
-def _play_games(seed, first_game, g0, n_games, n, deck, joker, games_out, rounds_out, masks_out,
-                r0):
+def _play_games(seed, first_game, g0, n_games, table, rec, r0):
     """Games ``g0 ..`` of the chunk while room for a longest game is left; returns (games, rows)."""
     g = g0
     r = r0
-    while g < n_games and r + MAX_ROUNDS <= rounds_out.shape[0]:
+    while g < n_games and r + MAX_ROUNDS <= rec.rounds.shape[0]:
         state = new_state(stream_seed(seed, first_game + g))
-        r += _play_game(state, n, deck, joker, rounds_out, masks_out, r, games_out[g])
+        r += _play_game(state, table, rec, g, r)
         g += 1
     return g, r
 
@@ -148,14 +185,14 @@ def run_chunk(seed: int, first_game: int, n_games: int, params: dict) -> dict:
     records (``round_*`` arrays hold every round of the chunk's games in game order)."""
     rules = OneCardRules(params["players"], params["joker"])
     n = rules.players
-    deck = rules.deck()
+    table = Table(n, rules.deck(), rules.joker_card)
     games = np.zeros((n_games, GAME_COLS), dtype=np.int64)
     rounds = np.zeros((n_games * ROUNDS_PER_GAME_GUESS + MAX_ROUNDS, ROUND_COLS), dtype=np.int16)
     masks = np.zeros(rounds.shape[0], dtype=np.uint64)
     g, r = 0, 0
     while True:
-        g, r = _play_games(np.uint64(seed), first_game, g, n_games, n, deck, rules.joker_card,
-                           games, rounds, masks, r)
+        g, r = _play_games(np.uint64(seed), first_game, g, n_games, table,
+                           ChunkRecords(games, rounds, masks), r)
         if g == n_games:
             break
         grow = rounds.shape[0] * 2
@@ -279,18 +316,13 @@ class RoundLog:
 
 
 @njit(cache=True)
-def _first_round(seed, game, n, deck, joker, hands0, cap, pts, scored, res, bid_log, trick_log):
-    """The first round of game ``game``, exactly as ``_play_game`` plays it; returns the dealer."""
+def _first_round(seed, game, table, rb):
+    """The first round of game ``game`` into ``rb``, exactly as ``_play_game`` plays it; returns
+    the dealer."""
     state = new_state(stream_seed(seed, game))
-    dealer = below(state, n)
-    buf, hands, _c, _p, _s, _r, _b, _t = new_round_buffers()
-    one_card = _deal(state, n, dealer, deck, buf, hands)
-    for s in range(n):
-        hands0[s] = hands[s]
-    _bidding(state, n, dealer, bid_log, res)
-    _play_tricks(state, n, dealer, joker, hands, one_card, cap, res, trick_log)
-    _points(cap, n, joker, pts)
-    _score(pts, n, res[RES_BIDDER], res[RES_BID], scored)
+    dealer = below(state, table.n)
+    play_round_kernel(state, table, dealer, rb.buf, rb.hands, rb.dealt, rb.cap, rb.pts, rb.scored,
+                      rb.res, rb.bid_log, rb.trick_log)
     return dealer
 
 
@@ -300,13 +332,10 @@ def first_round(seed: int, players: int = 4, joker: bool = True, game: int = 0) 
     game = check_int(game, f"the game number must be a non-negative integer, not {game!r}", 0)
     rules = OneCardRules(players, joker)
     n = rules.players
-    hands0, cap = np.zeros(MAX_PLAYERS, dtype=np.uint64), np.zeros(MAX_PLAYERS, dtype=np.uint64)
-    pts, scored = np.zeros(MAX_PLAYERS, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64)
-    res = np.zeros(RES_FIELDS, dtype=np.int64)
-    bid_log = np.zeros((MAX_BID_EVENTS, 2), dtype=np.int64)
-    trick_log = np.zeros((MAX_TRICKS, TRICK_COLS), dtype=np.int64)
-    dealer = int(_first_round(np.uint64(seed), int(game), n, rules.deck(), rules.joker_card, hands0, cap,
-                              pts, scored, res, bid_log, trick_log))
+    rb = new_round_buffers()
+    res, bid_log, trick_log, hands0 = rb.res, rb.bid_log, rb.trick_log, rb.dealt
+    dealer = int(_first_round(np.uint64(seed), int(game), Table(n, rules.deck(), rules.joker_card),
+                              rb))
     hands = [[c for c in rules.deck().tolist() if int(hands0[s]) & int(_BIT[c])]
              for s in range(n)]
     tricks = []
@@ -321,4 +350,4 @@ def first_round(seed: int, players: int = 4, joker: bool = True, game: int = 0) 
                     bids=[(int(s), int(b)) for s, b in bid_log[:res[RES_NBIDS]]],
                     bidder=int(res[RES_BIDDER]), bid=int(res[RES_BID]),
                     trump=int(res[RES_TRUMP]), leader=int(res[RES_LEADER]), tricks=tricks,
-                    captured=pts[:n].tolist(), scored=scored[:n].tolist())
+                    captured=rb.pts[:n].tolist(), scored=rb.scored[:n].tolist())
