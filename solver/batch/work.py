@@ -146,12 +146,12 @@ def optimal_workspace(rules: Rules):
 
 
 def partial_workspace(rules: Rules):
-    """This thread's best-partial search arrays (``solver.pyramid.analysis.partial.PartialWorkspace``)
+    """This thread's best-partial search arrays (``solver.pyramid.challenge.search.Workspace``)
     for ``rules`` (that module's own reused workspace is one per process, which two threads of
     a Dask worker must not share)."""
-    from solver.pyramid.analysis.partial import PartialWorkspace
+    from solver.pyramid.challenge.search import Workspace
 
-    return _per_thread((PARTIAL_KEY, rules), lambda: PartialWorkspace.create(rules))
+    return _per_thread((PARTIAL_KEY, rules), lambda: Workspace.create(rules))
 
 
 def _drop_optimal_workspace() -> None:

@@ -18,9 +18,11 @@ FORBIDDEN = {
     "solver.core": ("solver.pyramid", "solver.batch", "solver.games", "solver.api", "cli"),
     "solver.pyramid": ("solver.batch", "solver.games", "solver.api", "cli"),
     "solver.pyramid.model": ("solver.pyramid.winnable", "solver.pyramid.optimal",
-                             "solver.pyramid.analysis"),
-    "solver.pyramid.winnable": ("solver.pyramid.optimal", "solver.pyramid.analysis"),
-    "solver.pyramid.optimal": ("solver.pyramid.analysis",),
+                             "solver.pyramid.analysis", "solver.pyramid.challenge"),
+    "solver.pyramid.winnable": ("solver.pyramid.optimal", "solver.pyramid.analysis",
+                                "solver.pyramid.challenge"),
+    "solver.pyramid.optimal": ("solver.pyramid.analysis", "solver.pyramid.challenge"),
+    "solver.pyramid.challenge": ("solver.pyramid.analysis",),
     "solver.games": ("solver.pyramid", "solver.batch", "solver.api", "cli"),
     "solver.batch": ("solver.games", "solver.api", "cli"),
     "solver": ("cli", "tests", "benchmarks"),
@@ -80,6 +82,8 @@ def test_the_import_direction_of_the_layout_holds():
 
 
 ENTRY_POINTS = {
+    "solver.pyramid.challenge": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
+                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
     "solver.pyramid.analysis": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
     "solver.batch": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",

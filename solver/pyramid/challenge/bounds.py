@@ -1,0 +1,277 @@
+"""Kernels that value a packed position for an objective (``ObjectiveArgs``): its value now, an
+upper bound on the value any line from it reaches, and a lower bound on the moves to a value.
+
+* ``value``: the weights of the cards gone (pyramid and stock tables by card value) plus the
+  bonus of every empty pyramid row.
+* ``upper_bound``: the value plus what the cards still in play could add. A card is *stuck*
+  when no card that could ever pair with it is in play and not stuck itself (a king is never
+  stuck on its own); a stuck pyramid card never leaves, nor does any card it covers. Of the cards
+  not stuck, a class of values ``v`` and ``13 - v`` loses cards only in pairs of one of each, so
+  at most ``min(n_v, n_{13-v})`` of each value go (the heavier ones counted first); kings go
+  alone; and a row's bonus counts when every card of it and of the rows under it is not stuck
+  (rows empty from the bottom up: a card of row r is covered by two of row r+1, and every card
+  of row r+1 covers one of row r).
+* ``access``: for every card in play, a lower bound on the moves until it is gone (its own
+  removal included), each falling by one at most per move: a pyramid card, the cards covering
+  it, two at most per move (each king alone); a stock card, one move for each card before it in
+  the stock (drawn, or removed from the stock's top), and its removal (a draw more when the
+  stock's top is hidden); a waste card, one move per card above it, or, while a recycle is left,
+  every card left in the stock, the recycle and then as a stock card.
+* ``moves_lower_bound``: a lower bound on the moves to a value of ``target`` (``FAR`` when no
+  line reaches it), falling by one at most per move (consistent, for the A* of
+  ``solver.pyramid.challenge.kernels.fewest_search``). A line ends with some number k of rows
+  empty (rows not stuck); for each such k it needs the cards of those rows gone (each pair of
+  them a move, each king a move, the last no earlier than its removal time) and, from cards, the
+  value still missing after the rows' bonuses: a move gains at most ``gain``, and the last card
+  needed goes no earlier than the time by which the cards that can be gone weigh enough. A
+  card's *removal time* is the larger of its own access bound and the smallest of its partners'
+  (a pair goes in one move; a king alone). The bound is the least over k.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.core.bits import popcount
+from solver.core.jit import noalloc
+from solver.pyramid.model.layout import (ABOVE, BELOW, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
+                                         STOCK_CARDS)
+from solver.pyramid.model.state import (PYR_MASK, ROW_MASKS, STOCK_MASK, STOCK_SHIFT,
+                                        lowest_bit_index, pointer, recycles_used)
+
+FAR = 1 << 20
+"""A bound meaning never: a card that cannot go, a value no line reaches."""
+MAX_TIME = 63
+"""Removal times at or past this are counted as this (every access bound is far below it: at
+most every card of the stock and the waste, a recycle and two moves)."""
+SLOTS = PYRAMID_CARDS + STOCK_CARDS
+KING = 13
+PAIR_SUM = 13
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@noalloc
+def card_value(state, tabs, obj):
+    """The weights of the cards gone from ``state``."""
+    gone = ~np.uint64(state)
+    v = 0
+    for x in range(1, KING + 1):
+        if obj.wp[x]:
+            v += obj.wp[x] * popcount(gone & tabs.vmask[x])
+        if obj.ws[x]:
+            v += obj.ws[x] * popcount(gone & tabs.sval[x])
+    return v
+
+
+@noalloc
+def value(state, tabs, obj):
+    """The value of ``state``: its cards gone and its empty rows."""
+    v = card_value(state, tabs, obj)
+    pyr = np.uint64(state) & PYR_MASK
+    for r in range(PYRAMID_ROWS):
+        if not pyr & ROW_MASKS[r]:
+            v += obj.bonus[r]
+    return v
+
+
+@noalloc
+def stock_live(stock, pyr, tabs, stock_top_on):
+    """The stock cards of ``stock`` that still have a partner among ``pyr`` and ``stock``
+    (kings always; another stock card only when the stock's top is available)."""
+    live = np.uint64(stock & np.uint64(tabs.skings))
+    for v in range(1, KING):
+        cards = np.uint64(stock & tabs.sval[v])
+        if cards and ((pyr & tabs.vmask[PAIR_SUM - v]) or
+                      (stock_top_on and (stock & tabs.sval[PAIR_SUM - v]))):
+            live |= cards
+    return live
+
+
+@noalloc
+def live_pyramid(state, tabs, rule):
+    """The pyramid cards of ``state`` that are not stuck (see the module docstring)."""
+    pyr = np.uint64(state) & PYR_MASK
+    stock = np.uint64(state) & STOCK_MASK
+    changed = True
+    while changed:
+        changed = False
+        stock = stock_live(stock, pyr, tabs, rule.stock_top)
+        x = pyr & ~tabs.pkings
+        while x:
+            p = lowest_bit_index(x)
+            x &= x - _ONE
+            if not (pyr >> np.uint64(p)) & _ONE:
+                continue
+            mates = tabs.reach[p]
+            if not rule.overlap:
+                mates &= ~np.uint64(DIRECT[p])
+            if (mates & pyr) or (stock & tabs.sval[PAIR_SUM - tabs.val[p]]):
+                continue
+            pyr &= ~((_ONE << np.uint64(p)) | np.uint64(BELOW[p]))
+            changed = True
+    return pyr | stock
+
+
+@noalloc
+def heaviest(k, n1, w1, n2, w2):
+    """The weight of the ``k`` heaviest of ``n1`` cards weighing ``w1`` and ``n2`` weighing
+    ``w2``."""
+    if w1 < w2:
+        a = min(k, n2)
+        return a * w2 + min(k - a, n1) * w1
+    a = min(k, n1)
+    return a * w1 + min(k - a, n2) * w2
+
+
+@noalloc
+def upper_bound(state, tabs, rule, obj):
+    """The most value any line from ``state`` could reach (see the module docstring)."""
+    live = live_pyramid(state, tabs, rule)
+    pyr = live & PYR_MASK
+    stock = live & STOCK_MASK
+    ub = value(state, tabs, obj)
+    for x in range(1, 7):
+        y = PAIR_SUM - x
+        px = popcount(pyr & tabs.vmask[x])
+        sx = popcount(stock & tabs.sval[x])
+        py = popcount(pyr & tabs.vmask[y])
+        sy = popcount(stock & tabs.sval[y])
+        k = min(px + sx, py + sy)
+        ub += heaviest(k, px, obj.wp[x], sx, obj.ws[x]) + heaviest(k, py, obj.wp[y], sy, obj.ws[y])
+    ub += popcount(pyr & tabs.pkings) * obj.wp[KING] + popcount(stock & tabs.skings) * obj.ws[KING]
+    present = np.uint64(state) & PYR_MASK
+    for r in range(PYRAMID_ROWS - 1, -1, -1):
+        row = present & ROW_MASKS[r]
+        if not row:
+            continue
+        if row & ~pyr:
+            break
+        ub += obj.bonus[r]
+    return ub
+
+
+@noalloc
+def access(state, tabs, rule, acc):
+    """``acc[s]`` for every slot (0..27 pyramid, 28+i stock card i): a lower bound on the moves
+    until its card is gone, ``FAR`` for a card already gone (see the module docstring)."""
+    pyr = np.uint64(state) & PYR_MASK
+    pk = np.uint64(tabs.pkings)
+    for p in range(PYRAMID_CARDS):
+        if not (pyr >> np.uint64(p)) & _ONE:
+            acc[p] = FAR
+            continue
+        above = np.uint64(ABOVE[p]) & pyr
+        kings = popcount(above & pk)
+        others = popcount(above) - kings
+        if (pk >> np.uint64(p)) & _ONE:
+            acc[p] = kings + (others + 1) // 2 + 1
+        else:
+            acc[p] = kings + (others + 2) // 2
+    stock = (np.uint64(state) & STOCK_MASK) >> STOCK_SHIFT
+    ptr = pointer(state)
+    draw = 0 if rule.stock_top else 1
+    before = 0
+    for i in range(ptr, STOCK_CARDS):
+        if (stock >> np.uint64(i)) & _ONE:
+            acc[PYRAMID_CARDS + i] = before + 1 + draw
+            before += 1
+        else:
+            acc[PYRAMID_CARDS + i] = FAR
+    turn = rule.recycles < 0 or recycles_used(state) < rule.recycles
+    waste = popcount(stock & ((_ONE << np.uint64(ptr)) - _ONE))
+    below = 0
+    for i in range(ptr):
+        if (stock >> np.uint64(i)) & _ONE:
+            a = waste - below
+            if turn:
+                a = min(a, before + 1 + below + 1 + draw)
+            acc[PYRAMID_CARDS + i] = a
+            below += 1
+        else:
+            acc[PYRAMID_CARDS + i] = FAR
+
+
+@noalloc
+def slot_weight(s, tabs, obj):
+    """The weight of the card in slot ``s`` when it is gone."""
+    if s < PYRAMID_CARDS:
+        return obj.wp[tabs.val[s]]
+    return obj.ws[tabs.val[s]]
+
+
+@noalloc
+def removal_times(state, tabs, rule, obj, acc, nearest, weight_by_time):
+    """Fill ``acc`` with every slot's removal time (``FAR``: gone, or never) and
+    ``weight_by_time[t]`` with the weight of the cards whose removal time is at most ``t``
+    (``nearest``: scratch, one entry per card value)."""
+    access(state, tabs, rule, acc)
+    val = tabs.val
+    for x in range(KING + 1):
+        nearest[x] = FAR
+    for s in range(SLOTS):
+        if acc[s] < nearest[val[s]]:
+            nearest[val[s]] = acc[s]
+    for t in range(MAX_TIME + 1):
+        weight_by_time[t] = 0
+    for s in range(SLOTS):
+        if acc[s] >= FAR:
+            continue
+        if val[s] != KING and nearest[PAIR_SUM - val[s]] > acc[s]:
+            acc[s] = nearest[PAIR_SUM - val[s]]
+            if acc[s] >= FAR:
+                continue
+        weight_by_time[min(acc[s], MAX_TIME)] += slot_weight(s, tabs, obj)
+    for t in range(1, MAX_TIME + 1):
+        weight_by_time[t] += weight_by_time[t - 1]
+
+
+@noalloc
+def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_time):
+    """A lower bound on the moves from ``state`` to a value of at least ``target``; ``FAR``
+    when no line reaches it (see the module docstring). ``acc``, ``nearest`` and
+    ``weight_by_time`` are scratch arrays (``SLOTS``, 14 and ``MAX_TIME + 1`` int64)."""
+    pyr = np.uint64(state) & PYR_MASK
+    cards = card_value(state, tabs, obj)
+    empty = 0
+    bonus = 0
+    for r in range(PYRAMID_ROWS - 1, -1, -1):
+        if pyr & ROW_MASKS[r]:
+            break
+        empty += 1
+        bonus += obj.bonus[r]
+    if cards + bonus >= target:
+        return 0
+    removal_times(state, tabs, rule, obj, acc, nearest, weight_by_time)
+    val = tabs.val
+    best = FAR
+    rows_time = 0
+    rows_kings = 0
+    rows_others = 0
+    for k in range(empty, PYRAMID_ROWS + 1):
+        if k > empty:
+            r = PYRAMID_ROWS - k
+            row = pyr & ROW_MASKS[r]
+            while row:
+                p = lowest_bit_index(row)
+                row &= row - _ONE
+                rows_time = max(rows_time, acc[p])
+                if val[p] == KING:
+                    rows_kings += 1
+                else:
+                    rows_others += 1
+            if rows_time >= FAR:
+                break
+            bonus += obj.bonus[r]
+        term = max(rows_time, rows_kings + (rows_others + 1) // 2)
+        need = target - cards - bonus
+        if need > 0:
+            if weight_by_time[MAX_TIME] < need:
+                continue
+            t = 0
+            while weight_by_time[t] < need:
+                t += 1
+            term = max(term, t, (need + obj.gain - 1) // obj.gain)
+        best = min(best, term)
+    return best

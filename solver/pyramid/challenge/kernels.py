@@ -1,0 +1,350 @@
+"""The searches for the most value and for the fewest moves to a value, as resumable numba
+kernels (``solver.pyramid.challenge.search`` is the Python side: it owns every array and the
+clock, and calls these kernels in slices).
+
+* ``max_search``: a depth-first branch and bound for the largest value, over the free-stock
+  positions or the real ones (``solver.pyramid.model.state``), with a visited table. It stops
+  as soon as a line reaches the bound it is given (no line does better) and never enters a
+  position whose ``upper_bound`` is no better than the best value found (the best only grows,
+  so a position seen before needs no second visit: its value and its future are the same
+  whichever way it was reached, the value being one of the cards gone). A position where the
+  deal is over (the rules' goal met) has no moves.
+* ``fewest_search``: an A* over real positions for the fewest moves to a position of value at
+  least a target, with ``moves_lower_bound`` as its estimate (consistent: a closed position is
+  never reopened), each position's estimate kept beside it; positions from which no line
+  reaches the target are left out.
+
+Both use the moves of ``solver.pyramid.challenge.moves`` under a ``Forcing``, and the value of
+an ``ObjectiveArgs`` (``solver.pyramid.challenge.objective``). Neither allocates: every array,
+the registers included, comes from the caller.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solver.core.hashing import find, table_put
+from solver.pyramid.challenge.bounds import (FAR, moves_lower_bound, upper_bound, value)
+from solver.pyramid.challenge.moves import gen_free_moves, gen_moves
+from solver.pyramid.model.state import (AFTER_DRAW, PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete,
+                                        apply_free, is_won)
+
+DONE, PAUSED, LIMIT, GROW_TABLE, GROW_NODES, GROW_INDEX, MANY = range(7)
+"""Kernel results: finished (the answer is in the registers), paused at the end of a slice, the
+cap on positions expanded reached, an array must be enlarged by the caller before resuming, or
+(collecting) more end positions than the caller wants."""
+
+R_DEPTH, R_EXPANDED, R_BEST, R_BEST_LEN, R_STORED, R_BOUND, R_STARTED, R_COLLECT, R_FOUND = \
+    range(9)
+"""Registers (int64 array) of ``max_search``: stack depth, positions expanded, best value and
+its line's length (``path``), table keys stored, the bound that ends the search, started flag;
+when collecting, the most end positions wanted and those found."""
+A_NODES, A_EXPANDED, A_F, A_ENTRIES, A_GOAL, A_TARGET, A_STARTED = range(7)
+"""Registers of ``fewest_search``: nodes stored, nodes expanded, f being expanded, queue entries
+used, the goal node (-1 until found), the target value, started flag."""
+N_REGS = 9
+
+_ZERO = np.uint64(0)
+
+
+class MaxArrays(NamedTuple):
+    """The arrays ``max_search`` keeps between calls."""
+
+    table: np.ndarray
+    """The visited table (uint64 keys, 0 = empty)."""
+    states: np.ndarray
+    moves: np.ndarray
+    counts: np.ndarray
+    """The depth-first stack: positions, their moves, (generated, tried) per depth."""
+    path: np.ndarray
+    """The best line's moves."""
+    regs: np.ndarray
+    """The search's registers (``R_*``)."""
+    found: np.ndarray
+    """The end positions collected (an open-addressing table)."""
+
+
+class FewestArrays(NamedTuple):
+    """The arrays ``fewest_search`` keeps between calls."""
+
+    keys: np.ndarray
+    parent: np.ndarray
+    gs: np.ndarray
+    hs: np.ndarray
+    mv: np.ndarray
+    """The nodes: position, parent node, moves from the start (``-1 - g`` once expanded), the
+    estimate of the moves left, the move that reached it."""
+    index: np.ndarray
+    """The nodes' hash index (``solver.core.hashing.find``)."""
+    e_node: np.ndarray
+    e_next: np.ndarray
+    head: np.ndarray
+    """The open list: one LIFO list per f-value (``head[f]``) of entries ``e_node``/``e_next``."""
+    regs: np.ndarray
+    """The search's registers (``A_*``)."""
+    buf: np.ndarray
+    """One position's moves."""
+    acc: np.ndarray
+    nearest: np.ndarray
+    weight_by_time: np.ndarray
+    """Scratch of ``moves_lower_bound``."""
+
+
+@njit(cache=True)
+def norm(state, rule):
+    """A real position as a key: the recycle count dropped when recycles are unlimited."""
+    if rule.recycles < 0:
+        return state & ~REC_MASK
+    return state
+
+
+@njit(cache=True)
+def stock_counts(obj, rule):
+    """Whether stock cards matter to the free-stock moves: some carry weight, or goal "all"."""
+    if rule.goal_all:
+        return True
+    for x in range(len(obj.ws)):
+        if obj.ws[x]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _gen(state, tabs, rule, forcing, free, pile, out):
+    if free:
+        return gen_free_moves(state, tabs, rule, forcing, pile, out)
+    return gen_moves(state, tabs, rule, forcing, out)
+
+
+@njit(cache=True)
+def _apply(state, m, rule, free):
+    if free:
+        return apply_free(state, m)
+    return norm(apply_concrete(state, m), rule)
+
+
+@njit(cache=True)
+def max_search(tabs, rule, obj, forcing, free, start, max_states, slice_states, arrays):
+    """Depth-first branch and bound for the largest value from ``start`` (see the module
+    docstring), resumable: ``arrays`` (``MaxArrays``) keep the search between calls.
+    ``regs[R_BOUND]`` must hold the bound that ends it. The best line's moves are in
+    ``path[:regs[R_BEST_LEN]]`` (free-stock moves when ``free``). Returns ``DONE``, ``PAUSED``,
+    ``LIMIT`` or ``GROW_TABLE`` (double ``table``, re-insert its keys, call again).
+
+    Collecting (``regs[R_COLLECT]`` > 0, ``regs[R_BEST]`` = the largest value less one, set by
+    the caller): every position from which the largest value can still be reached is visited,
+    and the cards in play that carry weight at the end of each line reaching it (its pyramid
+    bits, and its stock bits when stock cards count, tagged with bit 62 to be non-zero) go into
+    the open-addressing table ``found`` (``regs[R_FOUND]`` of them), ``MANY`` when more than
+    ``regs[R_COLLECT]``."""
+    table, states, moves, counts = arrays.table, arrays.states, arrays.moves, arrays.counts
+    path, regs, found = arrays.path, arrays.regs, arrays.found
+    goal_all = rule.goal_all
+    pile = stock_counts(obj, rule)
+    collect = regs[R_COLLECT] > 0
+    end_mask = PYR_MASK | STOCK_MASK if pile else PYR_MASK
+    tag = np.uint64(1) << np.uint64(62)
+    if not regs[R_STARTED]:
+        regs[R_STARTED] = 1
+        if free:
+            start &= PYR_MASK | STOCK_MASK
+        if not collect:
+            regs[R_BEST] = value(start, tabs, obj)
+        regs[R_BEST_LEN] = 0
+        regs[R_EXPANDED] = 1
+        regs[R_DEPTH] = 0
+        states[0] = start
+        counts[0, 0] = 0 if is_won(start, goal_all) else _gen(start, tabs, rule, forcing, free,
+                                                               pile, moves[0])
+        counts[0, 1] = 0
+        if table_put(table, start) >= 0:
+            regs[R_STORED] += 1
+    best = regs[R_BEST]
+    if best >= regs[R_BOUND]:
+        return DONE
+    depth = regs[R_DEPTH]
+    expanded = regs[R_EXPANDED]
+    stop = expanded + slice_states
+    status = DONE
+    while depth >= 0:
+        if counts[depth, 1] >= counts[depth, 0]:
+            depth -= 1
+            continue
+        if expanded >= stop:
+            status = PAUSED
+            break
+        if 4 * (regs[R_STORED] + 1) > 3 * len(table):
+            status = GROW_TABLE
+            break
+        m = moves[depth, counts[depth, 1]]
+        counts[depth, 1] += 1
+        child = _apply(states[depth], m, rule, free)
+        c = value(child, tabs, obj)
+        if collect and c > best:
+            if table_put(found, (child & end_mask) | tag) >= 0:
+                regs[R_FOUND] += 1
+                if regs[R_FOUND] > regs[R_COLLECT]:
+                    status = MANY
+                    break
+            continue
+        if c > best:
+            best = c
+            for d in range(depth + 1):
+                path[d] = moves[d, counts[d, 1] - 1]
+            regs[R_BEST_LEN] = depth + 1
+            if best >= regs[R_BOUND]:
+                break
+        if is_won(child, goal_all) or upper_bound(child, tabs, rule, obj) <= best:
+            continue
+        if table_put(table, child) < 0:
+            continue
+        regs[R_STORED] += 1
+        if max_states > 0 and expanded >= max_states:
+            status = LIMIT
+            break
+        expanded += 1
+        depth += 1
+        states[depth] = child
+        counts[depth, 0] = _gen(child, tabs, rule, forcing, free, pile, moves[depth])
+        counts[depth, 1] = 0
+    regs[R_DEPTH] = depth
+    regs[R_EXPANDED] = expanded
+    regs[R_BEST] = best
+    return status
+
+
+@njit(cache=True)
+def rehash_table(old, new):
+    """Re-insert the keys of the open-addressing table ``old`` into the empty ``new``."""
+    for k in range(len(old)):
+        if old[k] != _ZERO:
+            table_put(new, old[k])
+
+
+@njit(cache=True)
+def _estimate(state, tabs, rule, obj, target, arrays):
+    return moves_lower_bound(state, tabs, rule, obj, target, arrays.acc, arrays.nearest,
+                             arrays.weight_by_time)
+
+
+@njit(cache=True)
+def _pause(regs, f, expanded, status):
+    regs[A_F] = f
+    regs[A_EXPANDED] = expanded
+    return status
+
+
+@njit(cache=True)
+def fewest_search(tabs, rule, obj, forcing, start, max_states, slice_states, arrays):
+    """A* for the fewest moves from ``start`` to a value of ``regs[A_TARGET]`` (see the module
+    docstring), resumable through ``arrays`` (``FewestArrays``). Returns ``DONE`` (goal node in
+    ``regs[A_GOAL]``, -1 when no line reaches the target), ``PAUSED``, ``LIMIT``,
+    ``GROW_NODES`` (enlarge the node and entry arrays) or ``GROW_INDEX`` (double the index and
+    rehash)."""
+    keys, parent, gs, hs, mv = arrays.keys, arrays.parent, arrays.gs, arrays.hs, arrays.mv
+    index, e_node, e_next, head = arrays.index, arrays.e_node, arrays.e_next, arrays.head
+    regs, buf = arrays.regs, arrays.buf
+    target = regs[A_TARGET]
+    goal_all = rule.goal_all
+    nf = len(head)
+    if not regs[A_STARTED]:
+        regs[A_STARTED] = 1
+        start = norm(start & ~AFTER_DRAW, rule)
+        keys[0] = start
+        parent[0] = -1
+        gs[0] = 0
+        mv[0] = -1
+        index[-1 - find(index, keys, start)] = 0
+        regs[A_NODES] = 1
+        regs[A_GOAL] = -1
+        if value(start, tabs, obj) >= target:
+            regs[A_GOAL] = 0
+            return DONE
+        h0 = _estimate(start, tabs, rule, obj, target, arrays)
+        hs[0] = min(h0, nf)
+        if h0 >= nf:
+            regs[A_F] = nf
+            return DONE
+        regs[A_F] = h0
+        e_node[0] = 0
+        e_next[0] = head[h0]
+        head[h0] = 0
+        regs[A_ENTRIES] = 1
+    expanded = regs[A_EXPANDED]
+    stop = expanded + slice_states
+    f = regs[A_F]
+    while f < nf:
+        e = head[f]
+        if e < 0:
+            f += 1
+            continue
+        if expanded >= stop:
+            return _pause(regs, f, expanded, PAUSED)
+        if max_states > 0 and expanded >= max_states:
+            return _pause(regs, f, expanded, LIMIT)
+        n_nodes = regs[A_NODES]
+        if n_nodes + len(buf) > len(keys) or regs[A_ENTRIES] + len(buf) > len(e_node):
+            return _pause(regs, f, expanded, GROW_NODES)
+        if 4 * (n_nodes + len(buf)) > 3 * len(index):
+            return _pause(regs, f, expanded, GROW_INDEX)
+        head[f] = e_next[e]
+        node = e_node[e]
+        g = gs[node]
+        if g < 0 or g + hs[node] != f:
+            continue  # closed, or a stale entry (the node was reached again in fewer moves)
+        state = keys[node]
+        gs[node] = -1 - g
+        expanded += 1
+        nm = 0 if is_won(state, goal_all) else gen_moves(state, tabs, rule, forcing, buf)
+        for k in range(nm):
+            m = buf[k]
+            child = norm(apply_concrete(state, m), rule)
+            slot = find(index, keys, child)
+            if slot >= 0:
+                j = slot
+                if gs[j] < 0 or gs[j] <= g + 1:
+                    continue
+                h = hs[j]
+            else:
+                j = -1
+                h = _estimate(child, tabs, rule, obj, target, arrays)
+                if h >= FAR or (h > 0 and is_won(child, goal_all)):
+                    continue  # no line reaches the target: or the deal is over short of it
+            fc = g + 1 + h
+            if fc >= nf:
+                continue
+            if j < 0:
+                j = regs[A_NODES]
+                regs[A_NODES] += 1
+                index[-1 - slot] = j
+                keys[j] = child
+                hs[j] = h
+            parent[j] = node
+            gs[j] = g + 1
+            mv[j] = m
+            if h == 0:
+                regs[A_GOAL] = j
+                return _pause(regs, f, expanded, DONE)
+            en = regs[A_ENTRIES]
+            regs[A_ENTRIES] += 1
+            e_node[en] = j
+            e_next[en] = head[fc]
+            head[fc] = en
+    return _pause(regs, f, expanded, DONE)
+
+
+@njit(cache=True)
+def trace_line(parent, mv, node, out):
+    """The moves from the root to ``node``, into ``out``; returns their number."""
+    n = 0
+    j = node
+    while parent[j] >= 0:
+        out[n] = mv[j]
+        n += 1
+        j = parent[j]
+    for i in range(n // 2):  # reverse in place: a slice copy would compile array allocation
+        out[i], out[n - 1 - i] = out[n - 1 - i], out[i]
+    return n
