@@ -35,10 +35,21 @@ from solver.pyramid.model.rules import GOALS, PRESETS, Rules, find_rules, parse_
 # --------------------------------------------------------------------------- shared options
 
 def rules_options(f):
-    """``--rules PRESET`` plus one option per rule; each given option overrides the preset."""
+    """``--rules PRESET`` (default ``standard``) plus one option per rule; each given option
+    overrides the preset."""
+    return preset_rules_options("standard")(f)
+
+
+def preset_rules_options(default: str):
+    """``rules_options`` with the preset ``default`` (the challenges take ``msc``)."""
+    return functools.partial(rules_options_with, default)
+
+
+def rules_options_with(default: str, f):
+    """``rules_options`` of ``f`` with the preset ``default``."""
 
     @click.option("--rules", "preset", type=Choice(PRESETS),
-                  default="standard", show_default=True, help="Rule preset.")
+                  default=default, show_default=True, help="Rule preset.")
     @click.option("--recycles", default=None, metavar="N|unlimited",
                   help="Times the waste may be turned over (0 = a single pass; 'unlimited').")
     @click.option("--overlap/--no-overlap", default=None,
@@ -190,6 +201,22 @@ def result_json(ident: dict, deal, rules: Rules, result) -> dict:
     from solver.pyramid.model.explain import result_dict
 
     return {**ident, **result_dict(deal, rules, result)}
+
+
+def echo_deal_heading(n: int, ident: dict, deal, rules: Rules, played, color: bool) -> None:
+    """The head of a search command's text answer for its ``n``-th deal: a blank line before
+    every deal but the first, the deal's title with the rules, the drawn deal, and the moves of
+    ``--after`` (``played``) when there are any."""
+    from solver.pyramid.model.deals import draw_deal
+    from solver.pyramid.model.replay import format_solution
+    from solver.pyramid.model.sentences import deal_title
+
+    if n:
+        click.echo()
+    click.echo(f"{deal_title(ident)} ({rules.describe()})")
+    click.echo(draw_deal(deal, color=color))
+    if played:
+        click.echo(f"After {len(played)} moves: {format_solution(played)}")
 
 
 def exit_code_for(outcomes) -> int:

@@ -13,12 +13,13 @@ import click
 
 from cli.common import (InputError, color_option, echo_json, engines_loading, json_option,
                         want_color)
-from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, open_deals,
-                         position_after, result_json, rules_options, search_limit_options)
+from cli.options import (after_option, deal_options, echo_deal_heading, exit_code_for,
+                         load_one_deal, open_deals, position_after, result_json, rules_options,
+                         search_limit_options)
 from cli.replay_html import check_html_path, html_option, save_result_page
 from solver import api
 from solver.pyramid.model.rules import Rules
-from solver.pyramid.model.sentences import deal_title, verdict_text
+from solver.pyramid.model.sentences import verdict_text
 
 
 @click.command()
@@ -73,9 +74,8 @@ def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, af
     """Print (and flush) ``solve``'s answer for its ``n``-th deal: one JSON object, or the text
     block (a blank line before every block but the first); ``color``: red hearts and diamonds
     in the drawing."""
-    from solver.pyramid.model.deals import draw_deal
     from solver.pyramid.model.explain import describe_steps
-    from solver.pyramid.model.replay import format_solution, format_step
+    from solver.pyramid.model.replay import format_step
 
     if as_json:
         doc = result_json(ident, deal, rules, result)
@@ -83,12 +83,7 @@ def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, af
             doc["after"] = [format_step(s) for s in played]
         echo_json(doc)
     else:
-        if n:
-            click.echo()
-        click.echo(f"{deal_title(ident)} ({rules.describe()})")
-        click.echo(draw_deal(deal, color=color))
-        if after:
-            click.echo(f"After {len(played)} moves: {format_solution(played)}")
+        echo_deal_heading(n, ident, deal, rules, played if after else [], color)
         click.echo(verdict_text(result))
         if result.solution:
             click.echo("\n".join(describe_steps(deal, rules, result.solution, pos)))

@@ -115,3 +115,51 @@ def losing_summary(losing) -> list[str]:
     return [f"It stopped being winnable after move {losing.move} ({format_step(losing.played)}).",
             f"Move {losing.move} could have been {format_step(losing.instead)}, which keeps it "
             f"winnable: {count} {word} from there, this one included ({kind}):"]
+
+
+RANK_WORDS = ("ace", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+              "jack", "queen", "king")
+"""A rank 1..13 as a card challenge's sentences name it."""
+
+
+def clears_text(line) -> str:
+    """Whether a challenge line (``ChallengeLine``) clears the pyramid, as a clause."""
+    return "clears the pyramid" if line.clears_pyramid else "leaves pyramid cards"
+
+
+def challenge_verdict(result) -> list[str]:
+    """The verdict of a score or card challenge (``ScoreChallenge``/``CardChallenge``), one
+    sentence a line: reached, out of reach (how far short, the best instead), the most without a
+    target, or unknown (the limit, and the best line proven so far)."""
+    best = result.best
+    cards = hasattr(result, "rank")
+    if cards:
+        word = RANK_WORDS[result.rank - 1]
+
+        def amount(n: int) -> str:
+            return plural(n, word)
+    else:
+        def amount(n: int) -> str:
+            return plural(n, "point")
+    moves = plural(best.moves, "move")
+    verb = "remove" if cards else "earn"
+    if result.outcome == "unknown":
+        return [f"Unknown ({LIMIT_TEXT.get(result.reason, result.reason)}): the best line found "
+                f"{verb}s {amount(best.value)} in {moves}; at most {amount(result.most)}."]
+    needed = result.needed
+    earlier = f" ({amount(result.current)} before this deal)" if result.current else ""
+    if result.outcome == "reached":
+        return [f"Reached: {amount(best.value)} in {moves}, the fewest that {verb} the "
+                f"{amount(needed)} needed{earlier}; the line {clears_text(best)}."]
+    if needed is None:
+        return [f"At most {amount(best.value)}: {moves} {verb} them, the fewest; the line "
+                f"{clears_text(best)}."]
+    lines = [f"Out of reach: at most {amount(best.value)}, {needed - best.value:,} short of the "
+             f"{amount(needed)} needed{earlier}; the best line takes {moves}, the fewest, and "
+             f"{clears_text(best)}."]
+    clearing = getattr(result, "clearing", None)
+    if clearing is not None:
+        lines.append(f"Clearing the pyramid ends the deal: the best line that clears it "
+                     f"{verb}s {amount(clearing.value)} in {plural(clearing.moves, 'move')}. "
+                     f"Which is better depends on the next deal.")
+    return lines
