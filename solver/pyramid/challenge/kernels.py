@@ -11,8 +11,8 @@ clock, and calls these kernels in slices).
   deal is over (the rules' goal met) has no moves.
 * ``fewest_search``: an A* over real positions for the fewest moves to a position of value at
   least a target, with ``moves_lower_bound`` as its estimate (consistent: a closed position is
-  never reopened), each position's estimate kept beside it; positions from which no line
-  reaches the target are left out.
+  never reopened), each position's estimate kept beside it and computed only when the position's
+  turn comes; positions from which no line reaches the target are dropped then.
 
 Both use the moves of ``solver.pyramid.challenge.moves`` under a ``Forcing``, and the value of
 an ``ObjectiveArgs`` (``solver.pyramid.challenge.objective``). Neither allocates: every array,
@@ -29,6 +29,8 @@ from numba import njit
 from solver.core.hashing import find, table_put
 from solver.pyramid.challenge.bounds import (FAR, moves_lower_bound, upper_bound, value)
 from solver.pyramid.challenge.moves import gen_free_moves, gen_moves
+from solver.pyramid.optimal.bound import FAR_BOUND
+from solver.pyramid.optimal.bound import bound as win_bound
 from solver.pyramid.model.state import (AFTER_DRAW, PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete,
                                         apply_free, is_won)
 
@@ -90,7 +92,21 @@ class FewestArrays(NamedTuple):
     acc: np.ndarray
     nearest: np.ndarray
     weight_by_time: np.ndarray
-    """Scratch of ``moves_lower_bound``."""
+    picks: np.ndarray
+    scr: np.ndarray
+    """Scratch of ``moves_lower_bound`` and of the minimum-move bound."""
+
+
+class WinBound(NamedTuple):
+    """The minimum-move search's bound (``solver.pyramid.optimal.bound.bound``: no line clears
+    the pyramid in fewer moves), for a target that no position keeping the apex reaches: then
+    every line to it clears the pyramid, and the larger of the two bounds is a bound."""
+
+    on: bool
+    ctab: object
+    """The deal's ``ClassTables`` (``solver.pyramid.optimal.tables``)."""
+    rule: object
+    """The rules with goal "pyramid" (the bound of clearing the pyramid)."""
 
 
 @njit(cache=True)
@@ -225,9 +241,13 @@ def rehash_table(old, new):
 
 
 @njit(cache=True)
-def _estimate(state, tabs, rule, obj, target, arrays):
-    return moves_lower_bound(state, tabs, rule, obj, target, arrays.acc, arrays.nearest,
-                             arrays.weight_by_time)
+def _estimate(state, tabs, rule, obj, target, win, arrays):
+    h = moves_lower_bound(state, tabs, rule, obj, target, arrays.acc, arrays.nearest,
+                          arrays.weight_by_time, arrays.picks)
+    if win.on and 0 < h < FAR:
+        clear = win_bound(state, win.ctab, tabs, win.rule, arrays.scr)
+        h = FAR if clear >= FAR_BOUND else max(h, clear)
+    return h
 
 
 @njit(cache=True)
@@ -238,9 +258,31 @@ def _pause(regs, f, expanded, status):
 
 
 @njit(cache=True)
-def fewest_search(tabs, rule, obj, forcing, start, max_states, slice_states, arrays):
+def _known(h):
+    """The estimate a node's entry was filed under: its own, or (``h`` < 0) ``-1 - h``, a
+    provisional one from its parent's (one less: the estimate is consistent)."""
+    return h if h >= 0 else -1 - h
+
+
+@njit(cache=True)
+def _push(arrays, node, f):
+    """File ``node`` in the open list under ``f``."""
+    regs = arrays.regs
+    en = regs[A_ENTRIES]
+    regs[A_ENTRIES] += 1
+    arrays.e_node[en] = node
+    arrays.e_next[en] = arrays.head[f]
+    arrays.head[f] = en
+
+
+@njit(cache=True)
+def fewest_search(tabs, rule, obj, forcing, win, start, max_states, slice_states, arrays):
     """A* for the fewest moves from ``start`` to a value of ``regs[A_TARGET]`` (see the module
-    docstring), resumable through ``arrays`` (``FewestArrays``). Returns ``DONE`` (goal node in
+    docstring), with the minimum-move bound too when ``win`` (``WinBound``) is on, resumable
+    through ``arrays`` (``FewestArrays``). A new position is filed under its parent's estimate
+    less one (a bound on its own, the estimate being consistent) and gets its own estimate only
+    when its turn comes, then filed again under it when that is larger: the many positions the
+    search stores but never reaches cost no estimate. Returns ``DONE`` (goal node in
     ``regs[A_GOAL]``, -1 when no line reaches the target), ``PAUSED``, ``LIMIT``,
     ``GROW_NODES`` (enlarge the node and entry arrays) or ``GROW_INDEX`` (double the index and
     rehash)."""
@@ -263,7 +305,7 @@ def fewest_search(tabs, rule, obj, forcing, start, max_states, slice_states, arr
         if value(start, tabs, obj) >= target:
             regs[A_GOAL] = 0
             return DONE
-        h0 = _estimate(start, tabs, rule, obj, target, arrays)
+        h0 = _estimate(start, tabs, rule, obj, target, win, arrays)
         hs[0] = min(h0, nf)
         if h0 >= nf:
             regs[A_F] = nf
@@ -293,9 +335,19 @@ def fewest_search(tabs, rule, obj, forcing, start, max_states, slice_states, arr
         head[f] = e_next[e]
         node = e_node[e]
         g = gs[node]
-        if g < 0 or g + hs[node] != f:
+        if g < 0 or g + _known(hs[node]) != f:
             continue  # closed, or a stale entry (the node was reached again in fewer moves)
         state = keys[node]
+        h = hs[node]
+        if h < 0:  # a provisional estimate: the node's own, now that it is its turn
+            h = _estimate(state, tabs, rule, obj, target, win, arrays)
+            hs[node] = min(h, nf)
+            if g + h > f:
+                if g + h < nf:
+                    _push(arrays, node, g + h)
+                else:
+                    gs[node] = -1 - g  # no line from it reaches the target in time
+                continue
         gs[node] = -1 - g
         expanded += 1
         nm = 0 if is_won(state, goal_all) else gen_moves(state, tabs, rule, forcing, buf)
@@ -307,32 +359,24 @@ def fewest_search(tabs, rule, obj, forcing, start, max_states, slice_states, arr
                 j = slot
                 if gs[j] < 0 or gs[j] <= g + 1:
                     continue
-                h = hs[j]
             else:
-                j = -1
-                h = _estimate(child, tabs, rule, obj, target, arrays)
-                if h >= FAR or (h > 0 and is_won(child, goal_all)):
-                    continue  # no line reaches the target: or the deal is over short of it
-            fc = g + 1 + h
-            if fc >= nf:
-                continue
-            if j < 0:
                 j = regs[A_NODES]
+                won = value(child, tabs, obj) >= target
+                if not won and is_won(child, goal_all):
+                    continue  # the deal is over short of the target
                 regs[A_NODES] += 1
                 index[-1 - slot] = j
                 keys[j] = child
-                hs[j] = h
+                hs[j] = 0 if won else -1 - max(h - 1, 1)
             parent[j] = node
             gs[j] = g + 1
             mv[j] = m
-            if h == 0:
+            if hs[j] == 0:
                 regs[A_GOAL] = j
                 return _pause(regs, f, expanded, DONE)
-            en = regs[A_ENTRIES]
-            regs[A_ENTRIES] += 1
-            e_node[en] = j
-            e_next[en] = head[fc]
-            head[fc] = en
+            fc = g + 1 + _known(hs[j])
+            if fc < nf:
+                _push(arrays, j, fc)
     return _pause(regs, f, expanded, DONE)
 
 

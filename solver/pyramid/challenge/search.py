@@ -21,7 +21,7 @@ from solver.core import memory
 from solver.core.hashing import rehash
 from solver.core.validate import check_int
 from solver.pyramid.challenge import kernels as ck
-from solver.pyramid.challenge.bounds import MAX_TIME, SLOTS
+from solver.pyramid.challenge.bounds import MAX_PICKS, MAX_TIME, SLOTS
 from solver.pyramid.challenge.moves import ALWAYS, COVERING, NEVER, Forcing
 from solver.pyramid.challenge.objective import VALUES, Objective
 from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, REASON_TIMEOUT
@@ -29,6 +29,8 @@ from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT,
                                         REC_MASK, REC_SHIFT, START)
 from solver.pyramid.model.layout import STOCK_CARDS
+from solver.pyramid.optimal.bound import SCRATCH
+from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.winnable.solve import concrete_step, free_to_steps, max_depth
 
 SLICE = 20_000
@@ -74,7 +76,9 @@ class Workspace:
     acc: np.ndarray = None
     nearest: np.ndarray = None
     weight_by_time: np.ndarray = None
-    """Scratch of the moves lower bound."""
+    picks: np.ndarray = None
+    scr: np.ndarray = None
+    """Scratch of the moves lower bounds."""
 
     @classmethod
     def create(cls, rules: Rules) -> Workspace:
@@ -90,6 +94,8 @@ class Workspace:
         ws.acc = np.zeros(SLOTS, dtype=np.int64)
         ws.nearest = np.zeros(VALUES, dtype=np.int64)
         ws.weight_by_time = np.zeros(MAX_TIME + 1, dtype=np.int64)
+        ws.picks = np.zeros(2 * MAX_PICKS, dtype=np.int64)
+        ws.scr = np.zeros(SCRATCH, dtype=np.int64)
         ws.reset_nodes()
         return ws
 
@@ -103,7 +109,8 @@ class Workspace:
         nd = self.nodes
         return ck.FewestArrays(nd["keys"], nd["parent"], nd["gs"], nd["hs"], nd["mv"],
                                nd["index"], nd["e_node"], nd["e_next"], self.head, regs,
-                               self.buf, self.acc, self.nearest, self.weight_by_time)
+                               self.buf, self.acc, self.nearest, self.weight_by_time,
+                               self.picks, self.scr)
 
     def reset_table(self) -> None:
         if len(self.table) > 1 << (TABLE_BITS + SHRINK):
@@ -307,6 +314,14 @@ def max_steps(deal, found: MaxFound, free: bool, begin) -> list:
     return [concrete_step(deal, m) for m in found.moves]
 
 
+def win_bound_for(deal, rules: Rules, objective: Objective, target: int) -> ck.WinBound:
+    """The minimum-move bound for ``fewest_search``: on when no position keeping the apex is
+    worth ``target`` (every line to it clears the pyramid)."""
+    on = target > objective.most_keeping_apex(deal.tables.val)
+    ctab = deal.built(class_tables, rules.overlap)
+    return ck.WinBound(on, ctab, rules.with_options(goal="pyramid").args)
+
+
 @dataclass(frozen=True)
 class FewestFound:
     """What ``run_fewest`` found: a shortest line's steps and the packed position it ends in
@@ -327,7 +342,8 @@ def run_fewest(ws: Workspace, deal, rules: Rules, objective: Objective, begin, t
     regs[ck.A_TARGET] = target
     tabs, rule, obj = deal.tables, rules.args, objective.args
     forcing = fewest_forcing(objective, rules, at_most)
-    reason = drive(lambda cap: ck.fewest_search(tabs, rule, obj, forcing, begin, cap, SLICE,
+    win = win_bound_for(deal, rules, objective, target)
+    reason = drive(lambda cap: ck.fewest_search(tabs, rule, obj, forcing, win, begin, cap, SLICE,
                                                 ws.fewest_arrays(regs)),
                    {ck.GROW_NODES: ws.grow_nodes,
                     ck.GROW_INDEX: lambda: ws.grow_index(int(regs[ck.A_NODES]))}, budget)
