@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.core.hashing import find, table_put
+from solver.core.hashing import find, table_find, table_insert, table_put
 from solver.pyramid.challenge.bounds import (FAR, moves_lower_bound, upper_bound, value)
 from solver.pyramid.challenge.moves import gen_free_moves, gen_moves
 from solver.pyramid.optimal.bound import FAR_BOUND
@@ -34,20 +34,35 @@ from solver.pyramid.optimal.bound import bound as win_bound
 from solver.pyramid.model.state import (AFTER_DRAW, PYR_MASK, REC_MASK, STOCK_MASK, apply_concrete,
                                         apply_free, is_won)
 
-DONE, PAUSED, LIMIT, GROW_TABLE, GROW_NODES, GROW_INDEX, MANY = range(7)
+DONE, PAUSED, LIMIT, GROW_TABLE, GROW_NODES, GROW_INDEX, MANY, GROW_MEMO = range(8)
 """Kernel results: finished (the answer is in the registers), paused at the end of a slice, the
-cap on positions expanded reached, an array must be enlarged by the caller before resuming, or
-(collecting) more end positions than the caller wants."""
+cap on positions expanded reached, an array must be enlarged by the caller before resuming
+(``GROW_*``), or (collecting) more end positions than the caller wants."""
+FREE_DEPTH = 64
+"""Rows of the free-stock test's stack: a free-stock line removes a card or two a move, so it is
+at most 52 moves long."""
+FREE_CAP = 2000
+"""Most positions one free-stock test expands; past it the test gives up (the position is
+kept, exactly as without the test)."""
+MEMO_ROOM = 16 * FREE_CAP
+"""Free entries ``memo`` must have before an expansion (one expansion runs a few tests)."""
+SETTLED = np.uint64(1) << np.uint64(62)
+REACHES = np.uint64(1) << np.uint64(63)
+"""Tags of a ``memo`` entry: bit 62 on every entry (a position with no card in play is key 0),
+bit 63 on a free-stock position from which the target is reached (else it is not)."""
+REACHED, NOT_REACHED, GAVE_UP = 1, 0, -1
+"""Answers of ``free_reaches``."""
 
 R_DEPTH, R_EXPANDED, R_BEST, R_BEST_LEN, R_STORED, R_BOUND, R_STARTED, R_COLLECT, R_FOUND = \
     range(9)
 """Registers (int64 array) of ``max_search``: stack depth, positions expanded, best value and
 its line's length (``path``), table keys stored, the bound that ends the search, started flag;
 when collecting, the most end positions wanted and those found."""
-A_NODES, A_EXPANDED, A_F, A_ENTRIES, A_GOAL, A_TARGET, A_STARTED = range(7)
+A_NODES, A_EXPANDED, A_F, A_ENTRIES, A_GOAL, A_TARGET, A_STARTED, A_MEMO, A_TESTED = range(9)
 """Registers of ``fewest_search``: nodes stored, nodes expanded, f being expanded, queue entries
-used, the goal node (-1 until found), the target value, started flag."""
-N_REGS = 9
+used, the goal node (-1 until found), the target value, started flag, free-stock positions
+settled in ``memo``, free-stock positions the tests expanded."""
+N_REGS = 10
 
 _ZERO = np.uint64(0)
 
@@ -95,6 +110,13 @@ class FewestArrays(NamedTuple):
     picks: np.ndarray
     scr: np.ndarray
     """Scratch of ``moves_lower_bound`` and of the minimum-move bound."""
+    memo: np.ndarray
+    """Free-stock positions settled by ``free_reaches`` (an open-addressing table, tags
+    ``SETTLED`` and ``REACHES``)."""
+    fstates: np.ndarray
+    fmoves: np.ndarray
+    fcounts: np.ndarray
+    """The stack of ``free_reaches``: positions, their moves, (generated, tried) per depth."""
 
 
 class WinBound(NamedTuple):
@@ -258,6 +280,67 @@ def _pause(regs, f, expanded, status):
 
 
 @njit(cache=True)
+def free_reaches(state, tabs, rule, obj, forcing, target, arrays, regs):
+    """Whether some free-stock line from the cards in play of ``state`` reaches a value of
+    ``target`` (``REACHED``, ``NOT_REACHED``, or ``GAVE_UP`` past ``FREE_CAP`` positions): if
+    none does, no real line does either (every real line is a free-stock line). A depth-first
+    search that settles each position for good in ``memo`` (the free-stock game has no cycles:
+    every move removes a card): a position whose moves all lead to positions that do not reach
+    the target does not; one on a line that does, does."""
+    memo, fstates, fmoves, fcounts = arrays.memo, arrays.fstates, arrays.fmoves, arrays.fcounts
+    pile = stock_counts(obj, rule)
+    key = state & (PYR_MASK | STOCK_MASK)
+    found = table_find(memo, key | SETTLED, REACHES)
+    if found:
+        return REACHED if found & REACHES else NOT_REACHED
+    depth = 0
+    fstates[0] = key
+    fcounts[0, 0] = _gen(key, tabs, rule, forcing, True, pile, fmoves[0])
+    fcounts[0, 1] = 0
+    expanded = 1
+    while depth >= 0:
+        if fcounts[depth, 1] >= fcounts[depth, 0]:
+            if table_insert(memo, fstates[depth] | SETTLED, REACHES, SETTLED) >= 0:
+                regs[A_MEMO] += 1
+            depth -= 1
+            continue
+        m = fmoves[depth, fcounts[depth, 1]]
+        fcounts[depth, 1] += 1
+        child = apply_free(fstates[depth], m)
+        if value(child, tabs, obj) >= target:
+            regs[A_TESTED] += expanded
+            return _settle_line(memo, fstates, depth, regs)
+        if is_won(child, rule.goal_all) or upper_bound(child, tabs, rule, obj) < target:
+            continue
+        found = table_find(memo, child | SETTLED, REACHES)
+        if found:
+            if found & REACHES:
+                regs[A_TESTED] += expanded
+                return _settle_line(memo, fstates, depth, regs)
+            continue
+        if expanded >= FREE_CAP:
+            regs[A_TESTED] += expanded
+            return GAVE_UP
+        expanded += 1
+        depth += 1
+        fstates[depth] = child
+        fcounts[depth, 0] = _gen(child, tabs, rule, forcing, True, pile, fmoves[depth])
+        fcounts[depth, 1] = 0
+    regs[A_TESTED] += expanded
+    return NOT_REACHED
+
+
+@njit(cache=True)
+def _settle_line(memo, fstates, depth, regs):
+    """Settle the positions of the stack down to ``depth`` as reaching the target (they are on a
+    line that does); returns ``REACHED``."""
+    for d in range(depth + 1):
+        if table_insert(memo, fstates[d] | SETTLED, REACHES, SETTLED | REACHES) >= 0:
+            regs[A_MEMO] += 1
+    return REACHED
+
+
+@njit(cache=True)
 def _known(h):
     """The estimate a node's entry was filed under: its own, or (``h`` < 0) ``-1 - h``, a
     provisional one from its parent's (one less: the estimate is consistent)."""
@@ -276,7 +359,8 @@ def _push(arrays, node, f):
 
 
 @njit(cache=True)
-def fewest_search(tabs, rule, obj, forcing, win, start, max_states, slice_states, arrays):
+def fewest_search(tabs, rule, obj, forcing, free_forcing, win, start, max_states, slice_states,
+                  arrays):
     """A* for the fewest moves from ``start`` to a value of ``regs[A_TARGET]`` (see the module
     docstring), with the minimum-move bound too when ``win`` (``WinBound``) is on, resumable
     through ``arrays`` (``FewestArrays``). A new position is filed under its parent's estimate
@@ -325,13 +409,15 @@ def fewest_search(tabs, rule, obj, forcing, win, start, max_states, slice_states
             continue
         if expanded >= stop:
             return _pause(regs, f, expanded, PAUSED)
-        if max_states > 0 and expanded >= max_states:
+        if max_states > 0 and expanded + regs[A_TESTED] >= max_states:
             return _pause(regs, f, expanded, LIMIT)
         n_nodes = regs[A_NODES]
         if n_nodes + len(buf) > len(keys) or regs[A_ENTRIES] + len(buf) > len(e_node):
             return _pause(regs, f, expanded, GROW_NODES)
         if 4 * (n_nodes + len(buf)) > 3 * len(index):
             return _pause(regs, f, expanded, GROW_INDEX)
+        if 4 * (regs[A_MEMO] + MEMO_ROOM) > 3 * len(arrays.memo):
+            return _pause(regs, f, expanded, GROW_MEMO)
         head[f] = e_next[e]
         node = e_node[e]
         g = gs[node]
@@ -362,8 +448,11 @@ def fewest_search(tabs, rule, obj, forcing, win, start, max_states, slice_states
             else:
                 j = regs[A_NODES]
                 won = value(child, tabs, obj) >= target
-                if not won and is_won(child, goal_all):
-                    continue  # the deal is over short of the target
+                if not won and (is_won(child, goal_all)
+                                or upper_bound(child, tabs, rule, obj) < target
+                                or free_reaches(child, tabs, rule, obj, free_forcing, target,
+                                                arrays, regs) == NOT_REACHED):
+                    continue  # the deal is over short of the target, or never gets there
                 regs[A_NODES] += 1
                 index[-1 - slot] = j
                 keys[j] = child

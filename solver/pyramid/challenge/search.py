@@ -37,6 +37,9 @@ SLICE = 20_000
 """Positions expanded per kernel call between clock checks (a few milliseconds)."""
 TABLE_BITS = 14
 """The visited table of ``max_search`` starts with 2**14 slots and doubles on demand."""
+MEMO_BITS = 17
+"""The free-stock memo of ``fewest_search`` starts with 2**17 slots (room for the tests of a few
+expansions, ``kernels.MEMO_ROOM``) and doubles on demand."""
 NODES = 1 << 13
 """``fewest_search`` starts with room for 8192 positions and doubles on demand."""
 MAX_F = 1024
@@ -79,6 +82,12 @@ class Workspace:
     picks: np.ndarray = None
     scr: np.ndarray = None
     """Scratch of the moves lower bounds."""
+    memo: np.ndarray = field(default_factory=lambda: np.zeros(1 << MEMO_BITS, np.uint64))
+    """The free-stock positions the fewest-moves search has settled (``free_reaches``)."""
+    fstates: np.ndarray = None
+    fmoves: np.ndarray = None
+    fcounts: np.ndarray = None
+    """The stack of ``free_reaches``."""
 
     @classmethod
     def create(cls, rules: Rules) -> Workspace:
@@ -96,6 +105,9 @@ class Workspace:
         ws.weight_by_time = np.zeros(MAX_TIME + 1, dtype=np.int64)
         ws.picks = np.zeros(2 * MAX_PICKS, dtype=np.int64)
         ws.scr = np.zeros(SCRATCH, dtype=np.int64)
+        ws.fstates = np.zeros(ck.FREE_DEPTH, dtype=np.uint64)
+        ws.fmoves = np.zeros((ck.FREE_DEPTH, MAX_MOVES), dtype=np.int64)
+        ws.fcounts = np.zeros((ck.FREE_DEPTH, 2), dtype=np.int64)
         ws.reset_nodes()
         return ws
 
@@ -110,7 +122,8 @@ class Workspace:
         return ck.FewestArrays(nd["keys"], nd["parent"], nd["gs"], nd["hs"], nd["mv"],
                                nd["index"], nd["e_node"], nd["e_next"], self.head, regs,
                                self.buf, self.acc, self.nearest, self.weight_by_time,
-                               self.picks, self.scr)
+                               self.picks, self.scr, self.memo, self.fstates, self.fmoves,
+                               self.fcounts)
 
     def reset_table(self) -> None:
         if len(self.table) > 1 << (TABLE_BITS + SHRINK):
@@ -143,6 +156,24 @@ class Workspace:
                           "e_next": np.zeros(2 * n, np.int32),
                           "index": np.full(1 << (2 * n).bit_length(), -1, np.int32)}
         self.head.fill(-1)
+
+    def reset_memo(self) -> None:
+        if len(self.memo) > 1 << (MEMO_BITS + SHRINK):
+            self.memo = np.zeros(1 << MEMO_BITS, np.uint64)
+        else:
+            self.memo.fill(0)
+
+    def grow_memo(self) -> bool:
+        """Double the free-stock memo; False when it would not fit in the memory left."""
+        if not memory.fits(2 * self.memo.nbytes):
+            return False
+        try:
+            bigger = np.zeros(2 * len(self.memo), np.uint64)
+        except MemoryError:
+            return False
+        ck.rehash_table(self.memo, bigger)
+        self.memo = bigger
+        return True
 
     def grow_nodes(self) -> bool:
         """Double the node and entry arrays; False when they would not fit in the memory left."""
@@ -338,16 +369,19 @@ def run_fewest(ws: Workspace, deal, rules: Rules, objective: Objective, begin, t
     """Drive ``fewest_search`` from ``begin`` to a value of ``target`` (``at_most``: no line
     reaches more, see ``fewest_forcing``)."""
     ws.reset_nodes()
+    ws.reset_memo()
     regs = np.zeros(ck.N_REGS, dtype=np.int64)
     regs[ck.A_TARGET] = target
     tabs, rule, obj = deal.tables, rules.args, objective.args
     forcing = fewest_forcing(objective, rules, at_most)
+    free_forcing = max_forcing(objective, rules)
     win = win_bound_for(deal, rules, objective, target)
-    reason = drive(lambda cap: ck.fewest_search(tabs, rule, obj, forcing, win, begin, cap, SLICE,
-                                                ws.fewest_arrays(regs)),
+    reason = drive(lambda cap: ck.fewest_search(tabs, rule, obj, forcing, free_forcing, win, begin,
+                                                cap, SLICE, ws.fewest_arrays(regs)),
                    {ck.GROW_NODES: ws.grow_nodes,
-                    ck.GROW_INDEX: lambda: ws.grow_index(int(regs[ck.A_NODES]))}, budget)
-    budget.spent += int(regs[ck.A_EXPANDED])
+                    ck.GROW_INDEX: lambda: ws.grow_index(int(regs[ck.A_NODES])),
+                    ck.GROW_MEMO: ws.grow_memo}, budget)
+    budget.spent += int(regs[ck.A_EXPANDED]) + int(regs[ck.A_TESTED])
     goal = int(regs[ck.A_GOAL])
     if reason is not None or goal < 0:
         return FewestFound(None, None, reason)
