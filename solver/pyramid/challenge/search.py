@@ -126,22 +126,12 @@ class Workspace:
                                self.fcounts)
 
     def reset_table(self) -> None:
-        if len(self.table) > 1 << (TABLE_BITS + SHRINK):
-            self.table = np.zeros(1 << TABLE_BITS, np.uint64)
-        else:
-            self.table.fill(0)
+        self.table = cleared(self.table, TABLE_BITS)
 
     def grow_table(self) -> bool:
         """Double the visited table; False when it would not fit in the memory left."""
-        if not memory.fits(2 * self.table.nbytes):
-            return False
-        try:
-            bigger = np.zeros(2 * len(self.table), np.uint64)
-        except MemoryError:
-            return False
-        ck.rehash_table(self.table, bigger)
-        self.table = bigger
-        return True
+        self.table, grown = doubled(self.table)
+        return grown
 
     def reset_nodes(self) -> None:
         """Node arrays for a new search: kept (the index cleared) at their starting size, else
@@ -158,22 +148,12 @@ class Workspace:
         self.head.fill(-1)
 
     def reset_memo(self) -> None:
-        if len(self.memo) > 1 << (MEMO_BITS + SHRINK):
-            self.memo = np.zeros(1 << MEMO_BITS, np.uint64)
-        else:
-            self.memo.fill(0)
+        self.memo = cleared(self.memo, MEMO_BITS)
 
     def grow_memo(self) -> bool:
         """Double the free-stock memo; False when it would not fit in the memory left."""
-        if not memory.fits(2 * self.memo.nbytes):
-            return False
-        try:
-            bigger = np.zeros(2 * len(self.memo), np.uint64)
-        except MemoryError:
-            return False
-        ck.rehash_table(self.memo, bigger)
-        self.memo = bigger
-        return True
+        self.memo, grown = doubled(self.memo)
+        return grown
 
     def grow_nodes(self) -> bool:
         """Double the node and entry arrays; False when they would not fit in the memory left."""
@@ -201,6 +181,28 @@ class Workspace:
         rehash(index, self.nodes["keys"], n_nodes)
         self.nodes["index"] = index
         return True
+
+
+def cleared(table: np.ndarray, bits: int) -> np.ndarray:
+    """An empty open-addressing ``table``: itself cleared, or anew with 2**``bits`` slots when
+    a search left it more than 2**``SHRINK`` times that."""
+    if len(table) > 1 << (bits + SHRINK):
+        return np.zeros(1 << bits, np.uint64)
+    table.fill(0)
+    return table
+
+
+def doubled(table: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(table with twice the slots and the same keys, True)``, or ``(table, False)`` when the
+    larger one would not fit in the memory left."""
+    if not memory.fits(2 * table.nbytes):
+        return table, False
+    try:
+        bigger = np.zeros(2 * len(table), np.uint64)
+    except MemoryError:
+        return table, False
+    ck.rehash_table(table, bigger)
+    return bigger, True
 
 
 _WORKSPACES: dict[int, Workspace] = {}
