@@ -83,7 +83,9 @@ def test_the_import_direction_of_the_layout_holds():
 
 ENTRY_POINTS = {
     "solver.pyramid.challenge": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
-                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
+                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",
+                                                            "solver.pyramid.optimal.bound",
+                                                            "solver.pyramid.optimal.tables")},
     "solver.pyramid.analysis": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
     "solver.batch": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",
@@ -94,7 +96,9 @@ ENTRY_POINTS = {
 }
 """Package -> {a search package: its public entry modules}: the only modules of the search
 package the first may import (the analysis, the batch and the commands use the searches through
-their entry points, never their kernels and tables; the batch also takes the chunk kernel)."""
+their entry points, never their kernels and tables; the batch also takes the chunk kernel; the
+challenges' fewest-moves search, itself a search, takes the minimum-move bound and its tables,
+the bound on clearing the pyramid that its lines to a high score must clear)."""
 
 
 def entry_violations() -> list[str]:

@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.core.bits import popcount
+from solver.core.bits import nth_bit, popcount
 from solver.core.jit import noalloc
-from solver.pyramid.model.layout import (ABOVE, BELOW, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
-                                         STOCK_CARDS)
+from solver.pyramid.model.layout import (ABOVE, BELOW, COVERED_BY, DIRECT, PYRAMID_CARDS,
+                                         PYRAMID_ROWS, STOCK_CARDS)
 from solver.pyramid.model.state import (PYR_MASK, ROW_MASKS, STOCK_MASK, STOCK_SHIFT,
                                         lowest_bit_index, pointer, recycles_used)
 
@@ -45,11 +45,31 @@ MAX_TIME = 63
 """Removal times at or past this are counted as this (every access bound is far below it: at
 most every card of the stock and the waste, a recycle and two moves)."""
 SLOTS = PYRAMID_CARDS + STOCK_CARDS
+NEVER = STOCK_CARDS + 1
+"""A stock index past the last: the stock never holds what is asked."""
+PASSES = 2
+"""Rounds of raising removal times to partners' and past covers' (``removal_times``)."""
+MAX_PICKS = 8
+"""``spread_moves`` tries every set of the weighted cards in play when there are at most this
+many (the cards of one rank), else counts stock cards the shallowest first."""
+"""Rounds of raising removal times to partners' and past covers' (``removal_times``)."""
 KING = 13
 PAIR_SUM = 13
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+
+
+def _rows_from() -> np.ndarray:
+    out = np.zeros(PYRAMID_ROWS + 1, dtype=np.uint64)
+    for r in range(PYRAMID_ROWS - 1, -1, -1):
+        out[r] = out[r + 1] | ROW_MASKS[r]
+    return out
+
+
+ROWS_FROM = _rows_from()
+"""``ROWS_FROM[r]``: the pyramid bits of rows ``r`` .. 6 (the bottom ``7 - r`` rows; none for
+``r`` = 7)."""
 
 
 @noalloc
@@ -202,36 +222,226 @@ def slot_weight(s, tabs, obj):
 
 
 @noalloc
-def removal_times(state, tabs, rule, obj, acc, nearest, weight_by_time):
-    """Fill ``acc`` with every slot's removal time (``FAR``: gone, or never) and
-    ``weight_by_time[t]`` with the weight of the cards whose removal time is at most ``t``
-    (``nearest``: scratch, one entry per card value)."""
-    access(state, tabs, rule, acc)
-    val = tabs.val
+def partner_pass(acc, val, nearest):
+    """Raise each card's time in ``acc`` to its nearest partner's (a pair goes in one move; a
+    king goes alone): ``nearest`` is scratch, one entry per card value."""
     for x in range(KING + 1):
         nearest[x] = FAR
     for s in range(SLOTS):
         if acc[s] < nearest[val[s]]:
             nearest[val[s]] = acc[s]
+    for s in range(SLOTS):
+        if acc[s] < FAR and val[s] != KING and nearest[PAIR_SUM - val[s]] > acc[s]:
+            acc[s] = nearest[PAIR_SUM - val[s]]
+
+
+@noalloc
+def cover_pass(pyr, acc, overlap):
+    """Raise each pyramid card's time in ``acc`` past those of the cards covering it: it goes
+    after them, or (overlap pairs) with one of them at the earliest."""
+    after = 0 if overlap else 1
+    for p in range(PYRAMID_CARDS - PYRAMID_ROWS - 1, -1, -1):
+        if acc[p] >= FAR:
+            continue
+        for k in range(2):
+            y = COVERED_BY[p, k]
+            if (pyr >> np.uint64(y)) & _ONE:
+                acc[p] = min(FAR, max(acc[p], acc[y] + after))
+
+
+@noalloc
+def removal_times(state, tabs, rule, obj, acc, nearest, weight_by_time):
+    """Fill ``acc`` with every slot's removal time (``FAR``: gone, or never) and
+    ``weight_by_time[t]`` with the weight of the cards whose removal time is at most ``t``
+    (``nearest``: scratch, one entry per card value). A removal time is the card's access
+    bound raised, twice over, to its nearest partner's and past the cards covering it: each
+    step keeps a lower bound that falls by one at most per move (the cards a move removes have
+    time 1)."""
+    access(state, tabs, rule, acc)
+    pyr = np.uint64(state) & PYR_MASK
+    for _ in range(PASSES):
+        partner_pass(acc, tabs.val, nearest)
+        cover_pass(pyr, acc, rule.overlap)
     for t in range(MAX_TIME + 1):
         weight_by_time[t] = 0
     for s in range(SLOTS):
-        if acc[s] >= FAR:
-            continue
-        if val[s] != KING and nearest[PAIR_SUM - val[s]] > acc[s]:
-            acc[s] = nearest[PAIR_SUM - val[s]]
-            if acc[s] >= FAR:
-                continue
-        weight_by_time[min(acc[s], MAX_TIME)] += slot_weight(s, tabs, obj)
+        if acc[s] < FAR:
+            weight_by_time[min(acc[s], MAX_TIME)] += slot_weight(s, tabs, obj)
     for t in range(1, MAX_TIME + 1):
         weight_by_time[t] += weight_by_time[t - 1]
 
 
 @noalloc
-def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_time):
+def pyramid_moves(cone, tabs):
+    """Moves that remove every card of ``cone`` (pyramid bits): a king alone, and a move takes
+    at most one card of each value of a class ``v``, ``13 - v`` (a pair has one of each)."""
+    n = popcount(cone & tabs.pkings)
+    for x in range(1, 7):
+        n += max(popcount(cone & tabs.vmask[x]), popcount(cone & tabs.vmask[PAIR_SUM - x]))
+    return n
+
+
+@noalloc
+def prefix_moves(state, tabs, rule, last, cone):
+    """Moves that reach stock card ``last`` (an index at or past the pointer) and remove no card
+    of ``cone``: every card in play before it in the stock goes by a move of its own (drawn, or
+    removed from the stock's top), and such a move removes a card of ``cone`` only by pairing
+    the two, one card of ``cone`` for one card of the stock; with the stock's top hidden,
+    ``last`` is drawn too."""
+    before = (np.uint64(state) & STOCK_MASK) >> STOCK_SHIFT
+    before &= ((_ONE << np.uint64(last)) - _ONE) & ~((_ONE << np.uint64(pointer(state))) - _ONE)
+    before <<= STOCK_SHIFT
+    n = 0 if rule.stock_top else 1
+    for w in range(1, KING + 1):
+        k = popcount(before & tabs.sval[w])
+        if k and w != KING:
+            k -= min(k, popcount(cone & tabs.vmask[PAIR_SUM - w]))
+        n += k
+    return n
+
+
+@noalloc
+def cone_of(p, pyr):
+    """Pyramid card ``p`` and the cards of ``pyr`` covering it: all must go for it to go."""
+    return ((_ONE << np.uint64(p)) | np.uint64(ABOVE[p])) & pyr
+
+
+@noalloc
+def stock_reach(state, tabs, obj, need):
+    """The first stock index (at or past the pointer) by which the stock's cards in play weigh
+    ``need``, or ``NEVER`` when they never do."""
+    stock = (np.uint64(state) & STOCK_MASK) >> STOCK_SHIFT
+    got = 0
+    for i in range(pointer(state), STOCK_CARDS):
+        if (stock >> np.uint64(i)) & _ONE:
+            got += obj.ws[tabs.val[PYRAMID_CARDS + i]]
+            if got >= need:
+                return i
+    return NEVER
+
+
+@noalloc
+def partners_reach(state, tabs, cone):
+    """The deepest stock index the partners of ``cone`` force (-1: none; ``NEVER``: there are
+    too few): per class, the cards of ``cone`` of one value beyond the pyramid cards in play of
+    the other need partners of their own from the waste and the stock, the waste's first (no
+    card of the stock to pass), then the stock's in order."""
+    pyr = np.uint64(state) & PYR_MASK
+    split = _ONE << np.uint64(PYRAMID_CARDS + pointer(state))
+    stock = np.uint64(state) & STOCK_MASK
+    waste = stock & (split - _ONE)
+    stock &= ~(split - _ONE)
+    last = -1
+    for v in range(1, KING):
+        w = PAIR_SUM - v
+        excess = popcount(cone & tabs.vmask[v]) - popcount(pyr & tabs.vmask[w])
+        if excess <= 0:
+            continue
+        excess -= popcount(waste & tabs.sval[w])
+        if excess <= 0:
+            continue
+        cands = stock & tabs.sval[w]
+        if popcount(cands) < excess:
+            return NEVER
+        last = max(last, nth_bit(cands, excess - 1) - PYRAMID_CARDS)
+    return last
+
+
+@noalloc
+def clear_moves(state, tabs, rule, cone, last):
+    """A lower bound on the moves that remove every card of ``cone`` and stock card ``last``
+    (-1: none): the pyramid moves of ``cone`` plus the moves that reach the deepest stock card
+    needed (``last``, or a partner ``partners_reach`` forces) and remove no card of ``cone``;
+    ``FAR`` when the cone's cards cannot all find partners."""
+    reach = partners_reach(state, tabs, cone)
+    if reach == NEVER:
+        return FAR
+    last = max(last, reach)
+    n = pyramid_moves(cone, tabs)
+    if last >= 0:
+        n += prefix_moves(state, tabs, rule, last, cone)
+    return n
+
+
+@noalloc
+def spread_moves(state, tabs, rule, obj, cone, need, picks):
+    """A lower bound on the moves that remove ``cone`` and cards weighing ``need`` more
+    (``clear_moves`` of what must go; ``FAR`` when the cards in play never weigh enough).
+
+    With at most ``MAX_PICKS`` weighted cards in play (the cards of one rank), the least over
+    the sets of them that weigh enough, each with its cones and deepest stock card; when they
+    are all of one value whose partners weigh nothing, each set with every choice of as many
+    distinct partners (a pair takes one each). With more, the stock's cards needed after every
+    pyramid and waste card is counted, the shallowest first. ``picks``: scratch, ``2 *
+    MAX_PICKS`` entries."""
+    pyr = np.uint64(state) & PYR_MASK
+    ptr = pointer(state)
+    n = 0
+    outside = 0
+    value = -1
+    for slot in range(SLOTS):
+        w = slot_weight(slot, tabs, obj)
+        if w and (np.uint64(state) >> np.uint64(slot)) & _ONE:
+            if n < MAX_PICKS:
+                picks[n] = slot
+            n += 1
+            value = tabs.val[slot] if value == -1 or value == tabs.val[slot] else 0
+            if slot < PYRAMID_CARDS or slot - PYRAMID_CARDS < ptr:
+                outside += w
+    if need <= 0:
+        return clear_moves(state, tabs, rule, cone, -1)
+    if n > MAX_PICKS:
+        if need <= outside:
+            return clear_moves(state, tabs, rule, cone, -1)
+        last = stock_reach(state, tabs, obj, need - outside)
+        return FAR if last == NEVER else clear_moves(state, tabs, rule, cone, last)
+    mates = 0
+    if 0 < value < KING and not obj.wp[PAIR_SUM - value] and not obj.ws[PAIR_SUM - value]:
+        for slot in range(SLOTS):
+            if tabs.val[slot] == PAIR_SUM - value and (np.uint64(state) >> np.uint64(slot)) & _ONE:
+                picks[MAX_PICKS + mates] = slot
+                mates += 1
+    best = FAR
+    for chosen in range(1, 1 << n):
+        weight = 0
+        size = 0
+        for j in range(n):
+            if (chosen >> j) & 1:
+                weight += slot_weight(picks[j], tabs, obj)
+                size += 1
+        if weight < need:
+            continue
+        wide, last = widen(cone, -1, picks, 0, n, chosen, pyr, ptr)
+        if not mates:
+            best = min(best, clear_moves(state, tabs, rule, wide, last))
+            continue
+        for paired in range(1 << mates):
+            if popcount(np.uint64(paired)) == size:
+                both, deepest = widen(wide, last, picks, MAX_PICKS, mates, paired, pyr, ptr)
+                best = min(best, clear_moves(state, tabs, rule, both, deepest))
+    return best
+
+
+@noalloc
+def widen(cone, last, picks, first, n, chosen, pyr, ptr):
+    """``(cone, last)`` with the cards ``picks[first + j]`` for each bit j of ``chosen`` (j <
+    ``n``): a pyramid card's cone added, a stock card's index raising ``last``."""
+    for j in range(n):
+        if (chosen >> j) & 1:
+            slot = picks[first + j]
+            if slot < PYRAMID_CARDS:
+                cone |= cone_of(slot, pyr)
+            elif slot - PYRAMID_CARDS >= ptr:
+                last = max(last, slot - PYRAMID_CARDS)
+    return cone, last
+
+
+@noalloc
+def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_time, picks):
     """A lower bound on the moves from ``state`` to a value of at least ``target``; ``FAR``
-    when no line reaches it (see the module docstring). ``acc``, ``nearest`` and
-    ``weight_by_time`` are scratch arrays (``SLOTS``, 14 and ``MAX_TIME + 1`` int64)."""
+    when no line reaches it (see the module docstring). ``acc``, ``nearest``,
+    ``weight_by_time`` and ``picks`` are scratch arrays (``SLOTS``, 14, ``MAX_TIME + 1`` and
+    ``MAX_PICKS`` int64)."""
     pyr = np.uint64(state) & PYR_MASK
     cards = card_value(state, tabs, obj)
     empty = 0
@@ -264,6 +474,8 @@ def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_ti
             if rows_time >= FAR:
                 break
             bonus += obj.bonus[r]
+        if k > empty and not obj.bonus[PYRAMID_ROWS - k]:
+            continue  # a row that earns nothing only adds to what must go
         term = max(rows_time, rows_kings + (rows_others + 1) // 2)
         need = target - cards - bonus
         if need > 0:
@@ -273,5 +485,8 @@ def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_ti
             while weight_by_time[t] < need:
                 t += 1
             term = max(term, t, (need + obj.gain - 1) // obj.gain)
-        best = min(best, term)
+        if term >= best:
+            continue
+        cone = pyr & ROWS_FROM[PYRAMID_ROWS - k]
+        best = min(best, max(term, spread_moves(state, tabs, rule, obj, cone, need, picks)))
     return best

@@ -25,12 +25,14 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.core.cards import KING, RANKS_PER_SUIT
-from solver.pyramid.model.layout import PYRAMID_ROWS
+from solver.pyramid.model.layout import PYRAMID_CARDS, PYRAMID_ROWS
 from solver.pyramid.model.scoring import SCORING, Scoring
 
 VALUES = RANKS_PER_SUIT + 1
 """Length of a weight table: indexed by card value 1..13 (index 0 unused)."""
 APEX_ROW = 0
+APEX_SLOT = 0
+"""The apex: row 0, pyramid position 0."""
 SUITS_PER_RANK = 4
 PAIR_SUM = 13
 
@@ -77,6 +79,11 @@ class Objective:
         return any(self.stock)
 
     @property
+    def weighs_every_card(self) -> bool:
+        """Whether every card carries weight (then the most value needs every card gone)."""
+        return min(self.pyramid[1:] + self.stock[1:]) > 0
+
+    @property
     def gain(self) -> int:
         """The most card weight one move earns: a king, or a pair of values ``v`` and
         ``13 - v`` (each from the pyramid or the stock, whichever weighs more)."""
@@ -89,6 +96,21 @@ class Objective:
         """The value when every card is gone and every row empty."""
         cards = SUITS_PER_RANK * sum(max(p, s) for p, s in zip(self.pyramid, self.stock))
         return cards + sum(self.rows)
+
+    def most_keeping_apex(self, values) -> int:
+        """The most any position of the deal whose card values by slot are ``values`` (52: the
+        pyramid from the apex, then the stock) is worth while its apex card is still there:
+        every other card gone as far as pairs allow (a pair takes a card of each value of its
+        class, heavier cards first), a king alone, and every row but the apex's empty."""
+        kept = [(int(v), self.pyramid[int(v)] if slot < PYRAMID_CARDS else self.stock[int(v)])
+                for slot, v in enumerate(values) if slot != APEX_SLOT]
+        total = sum(w for v, w in kept if v == KING)
+        for x in range(1, (PAIR_SUM + 1) // 2):
+            heavy_x = sorted((w for v, w in kept if v == x), reverse=True)
+            heavy_y = sorted((w for v, w in kept if v == PAIR_SUM - x), reverse=True)
+            pairs = min(len(heavy_x), len(heavy_y))
+            total += sum(heavy_x[:pairs]) + sum(heavy_y[:pairs])
+        return total + sum(self.rows) - self.rows[APEX_ROW]
 
     @cached_property
     def args(self) -> ObjectiveArgs:

@@ -21,7 +21,7 @@ from solver.core import memory
 from solver.core.hashing import rehash
 from solver.core.validate import check_int
 from solver.pyramid.challenge import kernels as ck
-from solver.pyramid.challenge.bounds import MAX_TIME, SLOTS
+from solver.pyramid.challenge.bounds import MAX_PICKS, MAX_TIME, SLOTS
 from solver.pyramid.challenge.moves import ALWAYS, COVERING, NEVER, Forcing
 from solver.pyramid.challenge.objective import VALUES, Objective
 from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, REASON_TIMEOUT
@@ -29,12 +29,17 @@ from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT,
                                         REC_MASK, REC_SHIFT, START)
 from solver.pyramid.model.layout import STOCK_CARDS
+from solver.pyramid.optimal.bound import SCRATCH
+from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.winnable.solve import concrete_step, free_to_steps, max_depth
 
 SLICE = 20_000
 """Positions expanded per kernel call between clock checks (a few milliseconds)."""
 TABLE_BITS = 14
 """The visited table of ``max_search`` starts with 2**14 slots and doubles on demand."""
+MEMO_BITS = 17
+"""The free-stock memo of ``fewest_search`` starts with 2**17 slots (room for the tests of a few
+expansions, ``kernels.MEMO_ROOM``) and doubles on demand."""
 NODES = 1 << 13
 """``fewest_search`` starts with room for 8192 positions and doubles on demand."""
 MAX_F = 1024
@@ -74,7 +79,15 @@ class Workspace:
     acc: np.ndarray = None
     nearest: np.ndarray = None
     weight_by_time: np.ndarray = None
-    """Scratch of the moves lower bound."""
+    picks: np.ndarray = None
+    scr: np.ndarray = None
+    """Scratch of the moves lower bounds."""
+    memo: np.ndarray = field(default_factory=lambda: np.zeros(1 << MEMO_BITS, np.uint64))
+    """The free-stock positions the fewest-moves search has settled (``free_reaches``)."""
+    fstates: np.ndarray = None
+    fmoves: np.ndarray = None
+    fcounts: np.ndarray = None
+    """The stack of ``free_reaches``."""
 
     @classmethod
     def create(cls, rules: Rules) -> Workspace:
@@ -90,6 +103,11 @@ class Workspace:
         ws.acc = np.zeros(SLOTS, dtype=np.int64)
         ws.nearest = np.zeros(VALUES, dtype=np.int64)
         ws.weight_by_time = np.zeros(MAX_TIME + 1, dtype=np.int64)
+        ws.picks = np.zeros(2 * MAX_PICKS, dtype=np.int64)
+        ws.scr = np.zeros(SCRATCH, dtype=np.int64)
+        ws.fstates = np.zeros(ck.FREE_DEPTH, dtype=np.uint64)
+        ws.fmoves = np.zeros((ck.FREE_DEPTH, MAX_MOVES), dtype=np.int64)
+        ws.fcounts = np.zeros((ck.FREE_DEPTH, 2), dtype=np.int64)
         ws.reset_nodes()
         return ws
 
@@ -103,25 +121,17 @@ class Workspace:
         nd = self.nodes
         return ck.FewestArrays(nd["keys"], nd["parent"], nd["gs"], nd["hs"], nd["mv"],
                                nd["index"], nd["e_node"], nd["e_next"], self.head, regs,
-                               self.buf, self.acc, self.nearest, self.weight_by_time)
+                               self.buf, self.acc, self.nearest, self.weight_by_time,
+                               self.picks, self.scr, self.memo, self.fstates, self.fmoves,
+                               self.fcounts)
 
     def reset_table(self) -> None:
-        if len(self.table) > 1 << (TABLE_BITS + SHRINK):
-            self.table = np.zeros(1 << TABLE_BITS, np.uint64)
-        else:
-            self.table.fill(0)
+        self.table = cleared(self.table, TABLE_BITS)
 
     def grow_table(self) -> bool:
         """Double the visited table; False when it would not fit in the memory left."""
-        if not memory.fits(2 * self.table.nbytes):
-            return False
-        try:
-            bigger = np.zeros(2 * len(self.table), np.uint64)
-        except MemoryError:
-            return False
-        ck.rehash_table(self.table, bigger)
-        self.table = bigger
-        return True
+        self.table, grown = doubled(self.table)
+        return grown
 
     def reset_nodes(self) -> None:
         """Node arrays for a new search: kept (the index cleared) at their starting size, else
@@ -136,6 +146,14 @@ class Workspace:
                           "e_next": np.zeros(2 * n, np.int32),
                           "index": np.full(1 << (2 * n).bit_length(), -1, np.int32)}
         self.head.fill(-1)
+
+    def reset_memo(self) -> None:
+        self.memo = cleared(self.memo, MEMO_BITS)
+
+    def grow_memo(self) -> bool:
+        """Double the free-stock memo; False when it would not fit in the memory left."""
+        self.memo, grown = doubled(self.memo)
+        return grown
 
     def grow_nodes(self) -> bool:
         """Double the node and entry arrays; False when they would not fit in the memory left."""
@@ -163,6 +181,28 @@ class Workspace:
         rehash(index, self.nodes["keys"], n_nodes)
         self.nodes["index"] = index
         return True
+
+
+def cleared(table: np.ndarray, bits: int) -> np.ndarray:
+    """An empty open-addressing ``table``: itself cleared, or anew with 2**``bits`` slots when
+    a search left it more than 2**``SHRINK`` times that."""
+    if len(table) > 1 << (bits + SHRINK):
+        return np.zeros(1 << bits, np.uint64)
+    table.fill(0)
+    return table
+
+
+def doubled(table: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``(table with twice the slots and the same keys, True)``, or ``(table, False)`` when the
+    larger one would not fit in the memory left."""
+    if not memory.fits(2 * table.nbytes):
+        return table, False
+    try:
+        bigger = np.zeros(2 * len(table), np.uint64)
+    except MemoryError:
+        return table, False
+    ck.rehash_table(table, bigger)
+    return bigger, True
 
 
 _WORKSPACES: dict[int, Workspace] = {}
@@ -307,6 +347,14 @@ def max_steps(deal, found: MaxFound, free: bool, begin) -> list:
     return [concrete_step(deal, m) for m in found.moves]
 
 
+def win_bound_for(deal, rules: Rules, objective: Objective, target: int) -> ck.WinBound:
+    """The minimum-move bound for ``fewest_search``: on when no position keeping the apex is
+    worth ``target`` (every line to it clears the pyramid)."""
+    on = target > objective.most_keeping_apex(deal.tables.val)
+    ctab = deal.built(class_tables, rules.overlap)
+    return ck.WinBound(on, ctab, rules.with_options(goal="pyramid").args)
+
+
 @dataclass(frozen=True)
 class FewestFound:
     """What ``run_fewest`` found: a shortest line's steps and the packed position it ends in
@@ -323,15 +371,19 @@ def run_fewest(ws: Workspace, deal, rules: Rules, objective: Objective, begin, t
     """Drive ``fewest_search`` from ``begin`` to a value of ``target`` (``at_most``: no line
     reaches more, see ``fewest_forcing``)."""
     ws.reset_nodes()
+    ws.reset_memo()
     regs = np.zeros(ck.N_REGS, dtype=np.int64)
     regs[ck.A_TARGET] = target
     tabs, rule, obj = deal.tables, rules.args, objective.args
     forcing = fewest_forcing(objective, rules, at_most)
-    reason = drive(lambda cap: ck.fewest_search(tabs, rule, obj, forcing, begin, cap, SLICE,
-                                                ws.fewest_arrays(regs)),
+    free_forcing = max_forcing(objective, rules)
+    win = win_bound_for(deal, rules, objective, target)
+    reason = drive(lambda cap: ck.fewest_search(tabs, rule, obj, forcing, free_forcing, win, begin,
+                                                cap, SLICE, ws.fewest_arrays(regs)),
                    {ck.GROW_NODES: ws.grow_nodes,
-                    ck.GROW_INDEX: lambda: ws.grow_index(int(regs[ck.A_NODES]))}, budget)
-    budget.spent += int(regs[ck.A_EXPANDED])
+                    ck.GROW_INDEX: lambda: ws.grow_index(int(regs[ck.A_NODES])),
+                    ck.GROW_MEMO: ws.grow_memo}, budget)
+    budget.spent += int(regs[ck.A_EXPANDED]) + int(regs[ck.A_TESTED])
     goal = int(regs[ck.A_GOAL])
     if reason is not None or goal < 0:
         return FewestFound(None, None, reason)
