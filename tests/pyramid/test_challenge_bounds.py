@@ -19,7 +19,7 @@ from reference.challenge import reference_profile
 from solver.pyramid.challenge.api import card_challenge
 from solver.pyramid.challenge.bounds import (FAR, MAX_PICKS, MAX_TIME, SLOTS, moves_lower_bound,
                                              upper_bound, value)
-from solver.pyramid.challenge.objective import (VALUES, rank_objective, score_objective)
+from solver.pyramid.challenge.objective import rank_objective, score_objective
 from solver.pyramid.model.deals import Deal
 from solver.pyramid.model.replay import Position
 from solver.pyramid.model.rules import PRESETS
@@ -35,7 +35,7 @@ def lower(deal, rules, pos_or_key, objective, target: int) -> int:
     key = packed(pos_or_key) if isinstance(pos_or_key, Position) else pos_or_key
     return int(moves_lower_bound(np.uint64(key), Deal.of(deal).tables, rules.args,
                                  objective.args, target, np.zeros(SLOTS, np.int64),
-                                 np.zeros(VALUES, np.int64), np.zeros(MAX_TIME + 1, np.int64),
+                                 np.zeros(MAX_TIME + 1, np.int64),
                                  np.zeros(2 * MAX_PICKS, np.int64)))
 
 

@@ -68,9 +68,9 @@ def solve_objective(deal, rules: Rules, objective: Objective, begin, target: int
     docstring); ``target``: the value to reach, or None for the largest."""
     tabs, rule, obj = deal.tables, rules.args, objective.args
     start_value = int(value(begin, tabs, obj))
-    if target is not None and start_value >= target:
-        return _result(start_value, max(start_value, target), [], True)
     upper = int(upper_bound(begin, tabs, rule, obj))
+    if target is not None and start_value >= target:
+        return _result(start_value, upper, [], True)
     free = run_max(ws, deal, rules, objective, True, begin, upper, budget)
     if free.reason is not None:
         return _result(start_value, upper, [], None, free.reason)

@@ -20,12 +20,16 @@ upper bound on the value any line from it reaches, and a lower bound on the move
 * ``moves_lower_bound``: a lower bound on the moves to a value of ``target`` (``FAR`` when no
   line reaches it), falling by one at most per move (consistent, for the A* of
   ``solver.pyramid.challenge.kernels.fewest_search``). A line ends with some number k of rows
-  empty (rows not stuck); for each such k it needs the cards of those rows gone (each pair of
-  them a move, each king a move, the last no earlier than its removal time) and, from cards, the
-  value still missing after the rows' bonuses: a move gains at most ``gain``, and the last card
-  needed goes no earlier than the time by which the cards that can be gone weigh enough. A
-  card's *removal time* is the larger of its own access bound and the smallest of its partners'
-  (a pair goes in one move; a king alone). The bound is the least over k.
+  empty (rows not stuck; a row that earns nothing is never worth counting); for each such k it
+  needs the cards of those rows gone and, from cards, the value still missing after the rows'
+  bonuses. For each k the largest of: a move per pair of the rows' cards and per king, the last
+  no earlier than its access bound; a move gains at most ``gain``; the last card needed goes no
+  earlier than the time by which the cards that can be gone weigh enough; and ``spread_moves``,
+  the moves that clear what must go (the cones of the cards needed and, for one rank, of as
+  many distinct partners; a move takes at most one card of each value of a class) plus those
+  that reach the deepest stock card needed and remove none of it (``clear_moves``). The bound
+  is the least over k. Every part falls by one at most per move, since the cards a move
+  removes had access bound 1.
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ import numpy as np
 
 from solver.core.bits import nth_bit, popcount
 from solver.core.jit import noalloc
-from solver.pyramid.model.layout import (ABOVE, BELOW, COVERED_BY, DIRECT, PYRAMID_CARDS,
-                                         PYRAMID_ROWS, STOCK_CARDS)
+from solver.pyramid.model.layout import (ABOVE, BELOW, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
+                                         STOCK_CARDS)
 from solver.pyramid.model.state import (PYR_MASK, ROW_MASKS, STOCK_MASK, STOCK_SHIFT,
                                         lowest_bit_index, pointer, recycles_used)
 
@@ -47,8 +51,6 @@ most every card of the stock and the waste, a recycle and two moves)."""
 SLOTS = PYRAMID_CARDS + STOCK_CARDS
 NEVER = STOCK_CARDS + 1
 """A stock index past the last: the stock never holds what is asked."""
-PASSES = 2
-"""Rounds of raising removal times to partners' and past covers' (``removal_times``)."""
 MAX_PICKS = 8
 """``spread_moves`` tries every set of the weighted cards in play when there are at most this
 many (the cards of one rank), else counts stock cards the shallowest first."""
@@ -222,46 +224,10 @@ def slot_weight(s, tabs, obj):
 
 
 @noalloc
-def partner_pass(acc, val, nearest):
-    """Raise each card's time in ``acc`` to its nearest partner's (a pair goes in one move; a
-    king goes alone): ``nearest`` is scratch, one entry per card value."""
-    for x in range(KING + 1):
-        nearest[x] = FAR
-    for s in range(SLOTS):
-        if acc[s] < nearest[val[s]]:
-            nearest[val[s]] = acc[s]
-    for s in range(SLOTS):
-        if acc[s] < FAR and val[s] != KING and nearest[PAIR_SUM - val[s]] > acc[s]:
-            acc[s] = nearest[PAIR_SUM - val[s]]
-
-
-@noalloc
-def cover_pass(pyr, acc, overlap):
-    """Raise each pyramid card's time in ``acc`` past those of the cards covering it: it goes
-    after them, or (overlap pairs) with one of them at the earliest."""
-    after = 0 if overlap else 1
-    for p in range(PYRAMID_CARDS - PYRAMID_ROWS - 1, -1, -1):
-        if acc[p] >= FAR:
-            continue
-        for k in range(2):
-            y = COVERED_BY[p, k]
-            if (pyr >> np.uint64(y)) & _ONE:
-                acc[p] = min(FAR, max(acc[p], acc[y] + after))
-
-
-@noalloc
-def removal_times(state, tabs, rule, obj, acc, nearest, weight_by_time):
-    """Fill ``acc`` with every slot's removal time (``FAR``: gone, or never) and
-    ``weight_by_time[t]`` with the weight of the cards whose removal time is at most ``t``
-    (``nearest``: scratch, one entry per card value). A removal time is the card's access
-    bound raised, twice over, to its nearest partner's and past the cards covering it: each
-    step keeps a lower bound that falls by one at most per move (the cards a move removes have
-    time 1)."""
+def removal_times(state, tabs, rule, obj, acc, weight_by_time):
+    """Fill ``acc`` with every slot's access bound (``FAR``: gone) and ``weight_by_time[t]`` with
+    the weight of the cards whose bound is at most ``t``."""
     access(state, tabs, rule, acc)
-    pyr = np.uint64(state) & PYR_MASK
-    for _ in range(PASSES):
-        partner_pass(acc, tabs.val, nearest)
-        cover_pass(pyr, acc, rule.overlap)
     for t in range(MAX_TIME + 1):
         weight_by_time[t] = 0
     for s in range(SLOTS):
@@ -437,11 +403,10 @@ def widen(cone, last, picks, first, n, chosen, pyr, ptr):
 
 
 @noalloc
-def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_time, picks):
+def moves_lower_bound(state, tabs, rule, obj, target, acc, weight_by_time, picks):
     """A lower bound on the moves from ``state`` to a value of at least ``target``; ``FAR``
-    when no line reaches it (see the module docstring). ``acc``, ``nearest``,
-    ``weight_by_time`` and ``picks`` are scratch arrays (``SLOTS``, 14, ``MAX_TIME + 1`` and
-    ``MAX_PICKS`` int64)."""
+    when no line reaches it (see the module docstring). ``acc``, ``weight_by_time`` and
+    ``picks`` are scratch arrays (``SLOTS``, ``MAX_TIME + 1`` and ``2 * MAX_PICKS`` int64)."""
     pyr = np.uint64(state) & PYR_MASK
     cards = card_value(state, tabs, obj)
     empty = 0
@@ -453,7 +418,7 @@ def moves_lower_bound(state, tabs, rule, obj, target, acc, nearest, weight_by_ti
         bonus += obj.bonus[r]
     if cards + bonus >= target:
         return 0
-    removal_times(state, tabs, rule, obj, acc, nearest, weight_by_time)
+    removal_times(state, tabs, rule, obj, acc, weight_by_time)
     val = tabs.val
     best = FAR
     rows_time = 0

@@ -105,7 +105,6 @@ class FewestArrays(NamedTuple):
     buf: np.ndarray
     """One position's moves."""
     acc: np.ndarray
-    nearest: np.ndarray
     weight_by_time: np.ndarray
     picks: np.ndarray
     scr: np.ndarray
@@ -264,7 +263,7 @@ def rehash_table(old, new):
 
 @njit(cache=True)
 def _estimate(state, tabs, rule, obj, target, win, arrays):
-    h = moves_lower_bound(state, tabs, rule, obj, target, arrays.acc, arrays.nearest,
+    h = moves_lower_bound(state, tabs, rule, obj, target, arrays.acc,
                           arrays.weight_by_time, arrays.picks)
     if win.on and 0 < h < FAR:
         clear = win_bound(state, win.ctab, tabs, win.rule, arrays.scr)

@@ -23,7 +23,7 @@ from solver.core.validate import check_int
 from solver.pyramid.challenge import kernels as ck
 from solver.pyramid.challenge.bounds import MAX_PICKS, MAX_TIME, SLOTS
 from solver.pyramid.challenge.moves import ALWAYS, COVERING, NEVER, Forcing
-from solver.pyramid.challenge.objective import VALUES, Objective
+from solver.pyramid.challenge.objective import Objective
 from solver.pyramid.model.outcome import REASON_MEMORY, REASON_STATES, REASON_TIMEOUT
 from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.state import (AFTER_DRAW, FREE_TAG, MAX_MOVES, PTR_MASK, PTR_SHIFT,
@@ -77,7 +77,6 @@ class Workspace:
     found: np.ndarray = None
     """One position's moves, the f-bucket heads, the end positions collected."""
     acc: np.ndarray = None
-    nearest: np.ndarray = None
     weight_by_time: np.ndarray = None
     picks: np.ndarray = None
     scr: np.ndarray = None
@@ -101,7 +100,6 @@ class Workspace:
         ws.head = np.full(MAX_F, -1, dtype=np.int32)
         ws.found = np.zeros(4 * MAX_ENDS, dtype=np.uint64)
         ws.acc = np.zeros(SLOTS, dtype=np.int64)
-        ws.nearest = np.zeros(VALUES, dtype=np.int64)
         ws.weight_by_time = np.zeros(MAX_TIME + 1, dtype=np.int64)
         ws.picks = np.zeros(2 * MAX_PICKS, dtype=np.int64)
         ws.scr = np.zeros(SCRATCH, dtype=np.int64)
@@ -121,7 +119,7 @@ class Workspace:
         nd = self.nodes
         return ck.FewestArrays(nd["keys"], nd["parent"], nd["gs"], nd["hs"], nd["mv"],
                                nd["index"], nd["e_node"], nd["e_next"], self.head, regs,
-                               self.buf, self.acc, self.nearest, self.weight_by_time,
+                               self.buf, self.acc, self.weight_by_time,
                                self.picks, self.scr, self.memo, self.fstates, self.fmoves,
                                self.fcounts)
 
