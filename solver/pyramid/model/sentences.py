@@ -152,8 +152,8 @@ def challenge_verdict(result) -> list[str]:
         return [f"Reached: {amount(best.value)} in {moves}, the fewest that {verb} the "
                 f"{amount(needed)} needed{earlier}; the line {clears_text(best)}."]
     if needed is None:
-        return [f"At most {amount(best.value)}: {moves} {verb} them, the fewest; the line "
-                f"{clears_text(best)}."]
+        return [f"The most this deal gives: {amount(best.value)}, in {moves} at the fewest; the "
+                f"line {clears_text(best)}."]
     lines = [f"Out of reach: at most {amount(best.value)}, {needed - best.value:,} short of the "
              f"{amount(needed)} needed{earlier}; the best line takes {moves}, the fewest, and "
              f"{clears_text(best)}."]
