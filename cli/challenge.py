@@ -131,6 +131,7 @@ def print_answer(n: int, ident: dict, deal, rules, result, pos, played, as_json:
                  color: bool, running: bool) -> None:
     """Print (and flush) the answer for the ``n``-th deal: one JSON object, or the text block
     (the deal, the verdict, the numbered line with the running score, the counters)."""
+    from solver.pyramid.model.explain import describe_steps
     from solver.pyramid.model.replay import format_step
     from solver.pyramid.model.sentences import challenge_verdict
 
@@ -144,25 +145,10 @@ def print_answer(n: int, ident: dict, deal, rules, result, pos, played, as_json:
     echo_deal_heading(n, ident, deal, rules, played, color)
     for sentence in challenge_verdict(result):
         click.echo(sentence)
-    click.echo("\n".join(line_text(deal, rules, result.best.line, pos, running)))
+    click.echo("\n".join(describe_steps(deal, rules, result.best.line, pos, scored=running)))
     clearing = getattr(result, "clearing", None)
     if clearing is not None:
         click.echo("The line that clears the pyramid:")
-        click.echo("\n".join(line_text(deal, rules, clearing.line, pos, running)))
+        click.echo("\n".join(describe_steps(deal, rules, clearing.line, pos, scored=running)))
     click.echo(f"{result.states:,} positions explored in {result.seconds * 1000:.1f} ms.")
     sys.stdout.flush()
-
-
-def line_text(deal, rules, steps, pos, running: bool) -> list[str]:
-    """The numbered steps of a line, each with the running score after it when ``running``
-    (scored again by the replay scorer, not taken from the search)."""
-    from solver.pyramid.model.explain import describe_steps
-    from solver.pyramid.model.replay import Position
-    from solver.pyramid.model.scoring import line_scores
-
-    texts = describe_steps(deal, rules, steps, pos)
-    if not running or not texts:
-        return texts
-    scores = line_scores(pos if pos is not None else Position(deal, rules), steps)
-    width = max(len(t) for t in texts)
-    return [f"{t:<{width}}  {s:>5,}" for t, s in zip(texts, scores)]

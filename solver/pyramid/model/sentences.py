@@ -80,20 +80,30 @@ def partial_sentence(part, played: int) -> str:
             f"({LIMIT_TEXT[part.reason]}); {part.best} removed in {moves} {word}")
 
 
+def check_score_sentence(replayed) -> str:
+    """``Score: 105 points.``: the points a checked line's legal moves earn from the deal's start
+    (a ``replay.ReplayResult``; the scoring table's, ``scoring.score_of``); after an illegal
+    move, up to the last legal one."""
+    from solver.pyramid.model.scoring import score_of
+
+    where = ""
+    if not replayed.ok and replayed.moves:
+        where = f" after move {replayed.moves}, the last legal one"
+    return f"Score: {plural(score_of(replayed.position), 'point')}{where}."
+
+
 def losing_lines(deal, rules, steps, losing) -> list[str]:
     """The text of ``check``'s answer to "where did it go wrong" (a ``LosingMove``): after which
     move the deal stopped being winnable, a move that keeps it winnable there and the shortest
-    win from there, numbered."""
+    win from there, numbered, with the running score from the deal's start."""
     from solver.pyramid.model.outcome import STATUS_LOST_AT, STATUS_STILL
-    from solver.pyramid.model.explain import describe_steps
-    from solver.pyramid.model.replay import replay
+    from solver.pyramid.model.explain import describe_steps, losing_start
 
     lines = losing_summary(losing)
     if losing.status not in (STATUS_LOST_AT, STATUS_STILL):
         return lines
-    before = len(steps) if losing.status == STATUS_STILL else losing.move - 1
-    pos = replay(deal, rules, steps[:before]).position
-    return lines + describe_steps(deal, rules, losing.win_from_there, pos)
+    return lines + describe_steps(deal, rules, losing.win_from_there,
+                                  losing_start(deal, rules, steps, losing), scored=True)
 
 
 def losing_summary(losing) -> list[str]:
