@@ -108,3 +108,8 @@ def test_after_and_a_deal_file_of_many_deals(tmp_path):
     docs = [json.loads(line) for line in result.stdout.splitlines()]
     assert [d["deal_line"] for d in docs] == [1, 3]  # "line" is the line of play
     assert all(isinstance(d["line"], list) for d in docs)
+
+
+def test_the_sentences_name_the_rank_in_the_plural():
+    out = run("cards", "--seed", str(SEED), "--rank", "6").stdout
+    assert "at most 3 sixes, 1 short of the 4 sixes needed" in out and "sixs" not in out

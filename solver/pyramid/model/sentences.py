@@ -18,8 +18,13 @@ LIMIT_TEXT = {
 
 
 def plural(n: int, word: str) -> str:
-    """``1 move``, ``2 moves``, ``1,000 moves``."""
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
+    """``1 move``, ``2 moves``, ``1,000 moves``, ``2 sixes``."""
+    return f"{n:,} {word if n == 1 else plural_of(word)}"
+
+
+def plural_of(word: str) -> str:
+    """``moves``, ``aces``, ``sixes``: the plural of a word of these sentences."""
+    return word + ("es" if word.endswith("x") else "s")
 
 
 def deal_title(ident: dict) -> str:
