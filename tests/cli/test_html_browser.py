@@ -28,6 +28,7 @@ from solver.pyramid.model.explain import describe_steps, explain_steps
 from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.model.replay import Position, parse_solution
 from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.scoring import score_of
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -159,6 +160,8 @@ def check_step(driver, pos: Position, removed: list[int], steps, k: int) -> None
     stock_top = pos.stock[-1:] if pos.rules.stock_top else []
     assert page["down"] == {format_card(c) for c in pos.stock} - {format_card(c) for c in stock_top}
     assert driver.find_element(By.ID, "counter").text == f"move {k} of {len(steps)}"
+    score = driver.find_element(By.CSS_SELECTOR, "#table .label.score").text
+    assert score == f"score {score_of(pos):,}", (k, score)
     if k:
         line = describe_steps(pos.deal, pos.rules, steps)[k - 1].split(". ", 1)[1]
         played = driver.find_element(By.ID, "played").text

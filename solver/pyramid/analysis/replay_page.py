@@ -5,7 +5,7 @@ deal is lost, the best partial result, where a player's line went wrong), the li
 the move to mark as the one that lost the deal. ``page_data`` computes everything the page
 draws, in Python, with the replay checker (``solver.pyramid.model.replay.Position``): the position
 after every step of the line, the cards each step uses and its text (``solver.pyramid.model.explain``),
-the covered cards, and the cards that can never go (a *dead card*: one that must go while no
+the covered cards, the score, and the cards that can never go (a *dead card*: one that must go while no
 partner still in play can ever meet it, re-checked by ``reasons.reason_holds``). ``render_html``
 puts that data into the page template (``replay_template.html``, package data) as JSON; the page's
 script draws it and computes no rule of the game. ``write_html`` writes the page.
@@ -33,6 +33,7 @@ from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.analysis.reasons import DEAD_CARD, PAIR_SUM, LossReason, reason_holds
 from solver.pyramid.model.replay import STEP_DRAW, STEP_RECYCLE, Position
 from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.scoring import score_of
 
 DATA_FORMAT = "pyramid-replay"
 """The ``format`` field of the embedded data."""
@@ -110,7 +111,8 @@ def dead_cards(pos: Position) -> list[int]:
 def position_data(pos: Position, removed: list[int]) -> dict:
     """One position as the page draws it: card texts by place (pyramid by position, ``None``
     where a card is gone; stock and waste bottom first, top last; the removed cards in the order
-    they went), the covered pyramid positions, the recycles used and the dead cards."""
+    they went), the covered pyramid positions, the recycles used, the dead cards and the score
+    from the deal's start (``scoring.score_of``: the replay scorer's, not a search's)."""
     pyramid = [format_card(int(pos.deal[p])) if pos.present >> p & 1 else None
                for p in range(PYRAMID_CARDS)]
     covered = [p for p in range(PYRAMID_CARDS)
@@ -120,7 +122,8 @@ def position_data(pos: Position, removed: list[int]) -> dict:
             "waste": [format_card(c) for c in pos.waste],
             "removed": [format_card(c) for c in removed],
             "recycles": pos.recycles_used,
-            "dead": [format_card(c) for c in dead_cards(pos)]}
+            "dead": [format_card(c) for c in dead_cards(pos)],
+            "score": score_of(pos)}
 
 
 def step_data(explained, first: int) -> dict:
