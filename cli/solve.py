@@ -14,8 +14,7 @@ import click
 from cli.common import (InputError, color_option, echo_json, engines_loading, json_option,
                         want_color)
 from cli.options import (after_option, deal_options, echo_deal_heading, exit_code_for,
-                         load_one_deal, open_deals, position_after, result_json, rules_options,
-                         search_limit_options)
+                         open_search_deals, result_json, rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option, save_result_page
 from solver import api
 from solver.pyramid.model.rules import Rules
@@ -44,28 +43,20 @@ def solve(seed, deal_text, deal_file, rules, any_line, max_states, timeout, afte
     if any_line and timeout is not None:
         raise InputError("--timeout limits the minimum-move search; with --any use --max-states")
     with engines_loading():
-        if after is None and html_path is None:
-            deals = open_deals(seed, deal_text, deal_file)
-            positions = None
-        else:
-            option = "--after" if after is not None else "--html"
-            listed = [load_one_deal(seed, deal_text, deal_file, f"{option} needs a single deal")]
-            deals = iter(listed)
-            positions = position_after(listed[0][1], rules, after)
+        deals, begin = open_search_deals(seed, deal_text, deal_file, rules, after, html_path)
         check_html_path(html_path)
         ws = api.search_workspace(rules, minimal=not any_line)  # after every input is checked
     outcomes = []
     color = not as_json and want_color(no_color)
     for n, (ident, deal) in enumerate(deals):
-        pos, start, played = positions or (None, None, [])
         result = api.solve(deal, rules, minimal=not any_line, max_states=max_states,
-                           timeout=timeout, start=start, workspace=ws)
+                           timeout=timeout, start=begin.packed, workspace=ws)
         outcomes.append(result.outcome)
         if html_path is not None:
-            save_result_page(html_path, ident, deal, rules, result, pos, played, max_states,
-                             timeout)
-        print_solve(n, ident, deal, rules, result, pos, played, after is not None, as_json,
-                    color)
+            save_result_page(html_path, ident, deal, rules, result, begin.position,
+                             begin.played, max_states, timeout)
+        print_solve(n, ident, deal, rules, result, begin.position, begin.played,
+                    after is not None, as_json, color)
     sys.exit(exit_code_for(outcomes))
 
 

@@ -205,6 +205,7 @@ def test_analyse_page_of_a_won_deal_shows_the_line_and_its_narrow_steps(tmp_path
     assert data["notes"] == ["Narrow steps (only one move keeps the deal winnable): 19."]
     check_positions(data, deal_from_seed(4), Rules(), parse_solution(" ".join(doc["solution"])))
     assert data["positions"][-1]["score"] >= 1150  # a win empties every row
+    assert (data["rank"], data["more_lines"]) == (None, [])  # a challenge's fields only
 
 
 def test_a_search_stopped_by_a_limit_gives_a_page_without_a_line(tmp_path):

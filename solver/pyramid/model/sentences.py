@@ -137,9 +137,36 @@ RANK_WORDS = ("ace", "two", "three", "four", "five", "six", "seven", "eight", "n
 """A rank 1..13 as a card challenge's sentences name it."""
 
 
+def rank_plural(rank: int) -> str:
+    """``aces``, ``sixes``: the cards of a rank 1..13, in words."""
+    return plural_of(RANK_WORDS[rank - 1])
+
+
 def clears_text(line) -> str:
     """Whether a challenge line (``ChallengeLine``) clears the pyramid, as a clause."""
     return "clears the pyramid" if line.clears_pyramid else "leaves pyramid cards"
+
+
+def challenge_amount(result, n: int) -> str:
+    """``n`` in a challenge's units: ``105 points`` (score), ``2 aces`` (cards)."""
+    if hasattr(result, "rank"):
+        return plural(n, RANK_WORDS[result.rank - 1])
+    return plural(n, "point")
+
+
+def challenge_title(ident: dict, result) -> str:
+    """The heading of a challenge's page: the deal, which challenge and its goal, what earlier
+    deals brought, the rules: ``Seed 3, score challenge: 2,400 points, 950 points before this
+    deal (2 recycles, ...)``."""
+    if hasattr(result, "rank"):
+        goal = f"card challenge: {challenge_amount(result, result.count)}"
+    elif result.target is None:
+        goal = "score challenge: the most points"
+    else:
+        goal = f"score challenge: {challenge_amount(result, result.target)}"
+    if result.current:
+        goal += f", {challenge_amount(result, result.current)} before this deal"
+    return f"{deal_title(ident)}, {goal} ({result.rules.describe()})"
 
 
 def challenge_verdict(result) -> list[str]:
@@ -148,14 +175,9 @@ def challenge_verdict(result) -> list[str]:
     target, or unknown (the limit, and the best line proven so far)."""
     best = result.best
     cards = hasattr(result, "rank")
-    if cards:
-        word = RANK_WORDS[result.rank - 1]
 
-        def amount(n: int) -> str:
-            return plural(n, word)
-    else:
-        def amount(n: int) -> str:
-            return plural(n, "point")
+    def amount(n: int) -> str:
+        return challenge_amount(result, n)
     moves = plural(best.moves, "move")
     verb = "remove" if cards else "earn"
     if result.outcome == "unknown":
