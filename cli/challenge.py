@@ -1,5 +1,6 @@
 """``pyramid challenge score`` and ``pyramid challenge cards``: Microsoft Solitaire Collection's
-score and card challenges, one answer per deal, streamed as the deals arrive (as ``solve``).
+score and card challenges, one answer per deal, streamed as the deals arrive (as ``solve``);
+``pyramid challenge board``, its board challenge, is ``solve`` with the msc rules by default.
 
 Cheap to import (click, ``cli.common``, ``cli.options``); the engines load inside the commands.
 The searches are ``solver.pyramid.challenge.api``'s, the sentences ``model.sentences``'.
@@ -17,6 +18,7 @@ from cli.main import PyramidGroup, cli
 from cli.options import (after_option, deal_options, echo_deal_heading, open_search_deals,
                          preset_rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option
+from cli.solve import SOLVE_HELP, solve_command
 
 CHALLENGE_PRESET = "msc"
 """The challenges are Microsoft's: their rules default to its preset."""
@@ -24,9 +26,16 @@ CHALLENGE_PRESET = "msc"
 
 @cli.group(cls=PyramidGroup)
 def challenge() -> None:
-    """Microsoft Solitaire Collection's challenges: reach a score, or clear cards of a rank
-    (msc rules unless told). Exit 0 reached (or, without a target, answered), 1 out of reach,
-    2 bad input, 3 unknown (limit reached)."""
+    """Microsoft Solitaire Collection's challenges: clear the board, reach a score, or clear
+    cards of a rank (msc rules unless told). Exit 0 reached (board: winnable; score without a
+    target: answered), 1 out of reach, 2 bad input, 3 unknown (limit reached)."""
+
+
+BOARD_HELP = ("Microsoft Solitaire Collection's board challenge, clear the pyramid: pyramid solve "
+              "with the msc rules unless told (any rule option overrides them), the same "
+              "options and answers.\n\n" + SOLVE_HELP)
+
+challenge.add_command(solve_command("board", CHALLENGE_PRESET, BOARD_HELP))
 
 
 def challenge_options(f):

@@ -4,6 +4,7 @@ answers, the exit codes; every line printed is replayed and scored again by the 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -202,3 +203,29 @@ def test_html_takes_a_single_deal(tmp_path):
     assert not (tmp_path / "x.html").exists()
     result = run("cards", "--seed", str(SEED), "--rank", "A", "--html", "-")
     assert result.exit_code == 2 and "--html needs a file name" in result.output
+
+
+# --------------------------------------------------------------------------- board
+
+def without_times(text: str) -> str:
+    return re.sub(r"in [\d.]+ ms\.", "in ... ms.", text)
+
+
+@pytest.mark.parametrize("seed", [3, 32])
+def test_board_is_solve_under_msc_rules_unless_told(seed):
+    """The same options (only the preset's default differs), the same answers and exit codes;
+    any rule option overrides the msc default, as for the other challenges."""
+    from cli.challenge import challenge
+    from cli.solve import solve
+
+    board = challenge.commands["board"]
+    assert [p.name for p in board.params] == [p.name for p in solve.params]
+    assert [p.default for p in board.params if p.name == "preset"] == ["msc"]
+    for rules in ([], ["--rules", "standard"], ["--recycles", "0"], ["--goal", "all"]):
+        as_solve = rules if rules[:1] == ["--rules"] else ["--rules", "msc", *rules]
+        mine = run("board", "--seed", str(seed), *rules)
+        theirs = CliRunner().invoke(cli, ["solve", "--seed", str(seed), *as_solve])
+        assert mine.exit_code == theirs.exit_code, rules
+        assert without_times(mine.stdout) == without_times(theirs.stdout), rules
+    doc = json.loads(run("board", "--seed", str(seed), "--json").stdout)
+    assert doc["rules"] == PRESETS["msc"].to_dict()
