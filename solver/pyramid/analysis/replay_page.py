@@ -1,12 +1,16 @@
-"""A line of play as one self-contained HTML page: ``pyramid solve/hint/analyse/check --html``.
+"""A line of play as one self-contained HTML page: ``pyramid solve/hint/analyse/check --html``
+and ``pyramid challenge score/cards --html``.
 
 ``ReplayPage`` says what the page shows: the deal and rules, a title, the verdict, notes (why a
-deal is lost, the best partial result, where a player's line went wrong), the line of play and
-the move to mark as the one that lost the deal. ``page_data`` computes everything the page
-draws, in Python, with the replay checker (``solver.pyramid.model.replay.Position``): the position
-after every step of the line, the cards each step uses and its text (``solver.pyramid.model.explain``),
-the covered cards, and the cards that can never go (a *dead card*: one that must go while no
-partner still in play can ever meet it, re-checked by ``reasons.reason_holds``). ``render_html``
+deal is lost, the best partial result, where a player's line went wrong), the line of play (and
+any further line, ``PageLine``: a card challenge's line that clears the pyramid) and the move to
+mark as the one that lost the deal. ``page_data`` computes everything the page draws, in Python,
+with the replay checker (``solver.pyramid.model.replay.Position``): the position after every step
+of the line, the cards each step uses and its text (``solver.pyramid.model.explain``), the covered
+cards, the score from the deal's start (and a card challenge's count of its rank) by the replay
+scorer (``solver.pyramid.model.scoring``, never a search's figures), and the cards that can never
+go (a *dead card*: one that must go while no partner still in play can ever meet it, re-checked
+by ``reasons.reason_holds``). ``render_html``
 puts that data into the page template (``replay_template.html``, package data) as JSON; the page's
 script draws it and computes no rule of the game. ``write_html`` writes the page.
 
