@@ -1,5 +1,6 @@
 """``pyramid challenge score`` and ``pyramid challenge cards``: Microsoft Solitaire Collection's
-score and card challenges, one answer per deal, streamed as the deals arrive (as ``solve``).
+score and card challenges, one answer per deal, streamed as the deals arrive (as ``solve``);
+``pyramid challenge board``, its board challenge, is ``solve`` with the msc rules by default.
 
 Cheap to import (click, ``cli.common``, ``cli.options``); the engines load inside the commands.
 The searches are ``solver.pyramid.challenge.api``'s, the sentences ``model.sentences``'.
@@ -14,8 +15,10 @@ import click
 from cli.common import (EXIT_LOST, EXIT_UNKNOWN, EXIT_WON, MAX_INT64, BoundedInt, color_option,
                         echo_json, engines_loading, input_errors, json_option, want_color)
 from cli.main import PyramidGroup, cli
-from cli.options import (after_option, deal_options, echo_deal_heading, load_one_deal,
-                         open_deals, position_after, preset_rules_options, search_limit_options)
+from cli.options import (after_option, deal_options, echo_deal_heading, open_search_deals,
+                         preset_rules_options, search_limit_options)
+from cli.replay_html import check_html_path, html_option
+from cli.solve import SOLVE_HELP, solve_command
 
 CHALLENGE_PRESET = "msc"
 """The challenges are Microsoft's: their rules default to its preset."""
@@ -23,15 +26,22 @@ CHALLENGE_PRESET = "msc"
 
 @cli.group(cls=PyramidGroup)
 def challenge() -> None:
-    """Microsoft Solitaire Collection's challenges: reach a score, or clear cards of a rank
-    (msc rules unless told). Exit 0 reached (or, without a target, answered), 1 out of reach,
-    2 bad input, 3 unknown (limit reached)."""
+    """Microsoft Solitaire Collection's challenges: clear the board, reach a score, or clear
+    cards of a rank (msc rules unless told). Exit 0 reached (board: winnable; score without a
+    target: answered), 1 out of reach, 2 bad input, 3 unknown (limit reached)."""
+
+
+BOARD_HELP = ("Microsoft Solitaire Collection's board challenge, clear the pyramid: pyramid solve "
+              "with the msc rules unless told (any rule option overrides them), the same "
+              "options and answers.\n\n" + SOLVE_HELP)
+
+challenge.add_command(solve_command("board", CHALLENGE_PRESET, BOARD_HELP))
 
 
 def challenge_options(f):
     """The options both challenges share: the deal, the rules (``msc`` by default), the search
-    limits, ``--after``, colour and ``--json``."""
-    for option in (json_option, color_option, after_option, search_limit_options,
+    limits, ``--after``, ``--html``, colour and ``--json``."""
+    for option in (json_option, color_option, html_option, after_option, search_limit_options,
                    preset_rules_options(CHALLENGE_PRESET), deal_options):
         f = option(f)
     return f
@@ -43,8 +53,8 @@ def challenge_options(f):
               help="The challenge's goal in points (e.g. 2400); without it: the most points.")
 @click.option("--current", type=BoundedInt(0, MAX_INT64), default=0, show_default=True,
               metavar="POINTS", help="Points already earned in the challenge's earlier deals.")
-def score(seed, deal_text, deal_file, rules, max_states, timeout, after, no_color, as_json,
-          target, current) -> None:
+def score(seed, deal_text, deal_file, rules, max_states, timeout, after, html_path, no_color,
+          as_json, target, current) -> None:
     """The line that earns the points still needed (--target minus --current) in the fewest
     moves; without --target, or when no line earns them, the most points any line earns, in the
     fewest moves. Points: 5 a pair, 5 a king, and 25, 50, 75, 100, 150, 250, 500 for emptying
@@ -56,7 +66,8 @@ def score(seed, deal_text, deal_file, rules, max_states, timeout, after, no_colo
         return score_challenge(deal, rules, target=target, current=current, start=start,
                                max_states=max_states, timeout=timeout)
 
-    run(search, seed, deal_text, deal_file, rules, after, no_color, as_json, running=True)
+    run(search, seed, deal_text, deal_file, rules, after, html_path, no_color, as_json,
+        running=True)
 
 
 @challenge.command("cards")
@@ -67,8 +78,8 @@ def score(seed, deal_text, deal_file, rules, max_states, timeout, after, no_colo
               help="Cards of that rank the challenge asks for.")
 @click.option("--current", type=BoundedInt(0, MAX_INT64), default=0, show_default=True,
               help="Cards of that rank already cleared in the challenge's earlier deals.")
-def cards(seed, deal_text, deal_file, rules, max_states, timeout, after, no_color, as_json,
-          rank, count, current) -> None:
+def cards(seed, deal_text, deal_file, rules, max_states, timeout, after, html_path, no_color,
+          as_json, rank, count, current) -> None:
     """The line that removes the cards of the rank still needed (--count minus --current) in
     the fewest moves; when no line does, the most any line removes, in the fewest moves, and,
     when the best line that clears the pyramid removes fewer (clearing ends the deal), that
@@ -83,28 +94,29 @@ def cards(seed, deal_text, deal_file, rules, max_states, timeout, after, no_colo
         return card_challenge(deal, value, rules, count=count, current=current, start=start,
                               max_states=max_states, timeout=timeout)
 
-    run(search, seed, deal_text, deal_file, rules, after, no_color, as_json, running=False)
+    run(search, seed, deal_text, deal_file, rules, after, html_path, no_color, as_json,
+        running=False)
 
 
-def run(search, seed, deal_text, deal_file, rules, after, no_color, as_json,
+def run(search, seed, deal_text, deal_file, rules, after, html_path, no_color, as_json,
         running: bool) -> None:
-    """Answer every deal the options name with ``search(deal, start)`` and exit with the code
-    of the worst answer; ``running``: show the running score beside each step."""
+    """Answer every deal the options name with ``search(deal, start)``, write the ``--html``
+    page (one deal only, as ``solve``), and exit with the code of the worst answer;
+    ``running``: show the running score beside each step."""
     with engines_loading():
-        if after is None:
-            deals = open_deals(seed, deal_text, deal_file)
-            positions = None
-        else:
-            listed = [load_one_deal(seed, deal_text, deal_file, "--after needs a single deal")]
-            deals = iter(listed)
-            positions = position_after(listed[0][1], rules, after)
+        deals, begin = open_search_deals(seed, deal_text, deal_file, rules, after, html_path)
+        check_html_path(html_path)
     color = not as_json and want_color(no_color)
     codes = []
     for n, (ident, deal) in enumerate(deals):
-        pos, start, played = positions or (None, None, [])
-        result = search(deal, start)
+        result = search(deal, begin.packed)
         codes.append(exit_code(result))
-        print_answer(n, ident, deal, rules, result, pos, played, as_json, color, running)
+        if html_path is not None:
+            from cli.replay_html import challenge_page, write_page
+
+            write_page(html_path, challenge_page(ident, deal, rules, result, begin.played))
+        print_answer(n, ident, deal, rules, result, begin.position, begin.played, as_json,
+                     color, running)
     sys.exit(max(codes, default=EXIT_WON))
 
 
@@ -131,6 +143,7 @@ def print_answer(n: int, ident: dict, deal, rules, result, pos, played, as_json:
                  color: bool, running: bool) -> None:
     """Print (and flush) the answer for the ``n``-th deal: one JSON object, or the text block
     (the deal, the verdict, the numbered line with the running score, the counters)."""
+    from solver.pyramid.model.explain import describe_steps
     from solver.pyramid.model.replay import format_step
     from solver.pyramid.model.sentences import challenge_verdict
 
@@ -144,25 +157,10 @@ def print_answer(n: int, ident: dict, deal, rules, result, pos, played, as_json:
     echo_deal_heading(n, ident, deal, rules, played, color)
     for sentence in challenge_verdict(result):
         click.echo(sentence)
-    click.echo("\n".join(line_text(deal, rules, result.best.line, pos, running)))
+    click.echo("\n".join(describe_steps(deal, rules, result.best.line, pos, scored=running)))
     clearing = getattr(result, "clearing", None)
     if clearing is not None:
         click.echo("The line that clears the pyramid:")
-        click.echo("\n".join(line_text(deal, rules, clearing.line, pos, running)))
+        click.echo("\n".join(describe_steps(deal, rules, clearing.line, pos, scored=running)))
     click.echo(f"{result.states:,} positions explored in {result.seconds * 1000:.1f} ms.")
     sys.stdout.flush()
-
-
-def line_text(deal, rules, steps, pos, running: bool) -> list[str]:
-    """The numbered steps of a line, each with the running score after it when ``running``
-    (scored again by the replay scorer, not taken from the search)."""
-    from solver.pyramid.model.explain import describe_steps
-    from solver.pyramid.model.replay import Position
-    from solver.pyramid.model.scoring import line_scores
-
-    texts = describe_steps(deal, rules, steps, pos)
-    if not running or not texts:
-        return texts
-    scores = line_scores(pos if pos is not None else Position(deal, rules), steps)
-    width = max(len(t) for t in texts)
-    return [f"{t:<{width}}  {s:>5,}" for t, s in zip(texts, scores)]

@@ -12,7 +12,7 @@ numba) are imported inside the functions, after the options have been checked, s
 from __future__ import annotations
 
 import functools
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import click
 
@@ -132,6 +132,19 @@ def open_deals(seed: int | None, deal_text: str | None,
     return file_deals(source)
 
 
+def open_search_deals(seed: int | None, deal_text: str | None, deal_file: str | None,
+                      rules: Rules, after: str | None, html_path: str | None):
+    """``(deals, start)`` for a command that answers each deal with a search (``solve``, the
+    challenges): the ``(ident, deal)`` pairs (``open_deals``), and the ``Start`` of every deal
+    (``position_after``: ``NO_START`` without ``--after``). ``--after`` and ``--html`` take a
+    single deal (an ``InputError`` at a deal file's second deal)."""
+    if after is None and html_path is None:
+        return open_deals(seed, deal_text, deal_file), NO_START
+    option = "--after" if after is not None else "--html"
+    ident, deal = load_one_deal(seed, deal_text, deal_file, f"{option} needs a single deal")
+    return iter([(ident, deal)]), position_after(deal, rules, after)
+
+
 def file_deals(source) -> Iterator[tuple[dict, object]]:
     """``({"line": n}, deal)`` of a ``DealFile``'s deals; a bad line is an ``InputError``."""
     deals = source.deals()
@@ -175,11 +188,24 @@ def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None
     return {"line": lineno}, deal
 
 
-def position_after(deal, rules: Rules, after: str | None):
-    """``(position, packed start, steps)`` after the ``--after`` moves; ``(None, None, [])``
-    without them. An unreadable or illegal move is an ``InputError`` naming the step."""
+class Start(NamedTuple):
+    """Where a search starts: the replay checker's ``position`` after the ``--after`` moves, its
+    ``packed`` form (the searches' ``start``) and the moves ``played``; ``NO_START`` without
+    them (the deal's start)."""
+
+    position: object
+    packed: object
+    played: list
+
+
+NO_START = Start(None, None, [])
+
+
+def position_after(deal, rules: Rules, after: str | None) -> Start:
+    """The ``Start`` after the ``--after`` moves; ``NO_START`` without them. An unreadable or
+    illegal move is an ``InputError`` naming the step."""
     if after is None:
-        return None, None, []
+        return NO_START
     from solver.core.cards import split_tokens
     from solver.pyramid.model.state import packed_position
     from solver.pyramid.model.replay import parse_solution, replay
@@ -191,7 +217,7 @@ def position_after(deal, rules: Rules, after: str | None):
         token = split_tokens(after)[result.failed_step - 1]
         raise InputError(f"bad --after: step {result.failed_step} {quoted(token)} is illegal: "
                          f"{result.reason}")
-    return result.position, packed_position(result.position), steps
+    return Start(result.position, packed_position(result.position), steps)
 
 
 # --------------------------------------------------------------------------- output
