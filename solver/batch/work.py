@@ -25,8 +25,9 @@ kernel the timed searches call and touches the fresh memory, before any deal is 
 holds in pool processes and in each thread of a Dask worker alike.
 
 Challenges (``--challenge``, ``solver.batch.challenge``): one ``score_challenge`` or
-``card_challenge`` call per deal, timed with ``time.perf_counter_ns`` around it, in this thread's
-challenge workspace (``challenge_workspace``, warmed up as the others are).
+``card_challenge`` call per deal, timed with ``time.perf_counter_ns`` around it, each in new
+search arrays (``challenge_workspace``: a reused one would make the positions counted depend on
+the deals before), after a warm-up per thread as for the other searches.
 
 Memory. A deal whose minimum-move search or challenge runs out of memory (``MemoryError``, numpy's
 ``_ArrayMemoryError`` included) is ``unknown``; its workspace is dropped and the next deal starts
@@ -269,19 +270,22 @@ def _optimal(deals: np.ndarray, rules: Rules, max_states: int,
 
 
 def challenge_workspace(rules: Rules, challenge: Challenge):
-    """This thread's challenge search arrays (``solver.pyramid.challenge.search.Workspace``) for
-    ``rules``, warmed up when created: every objective-search kernel loaded, then a throw-away
-    challenge of ``WARM_UP_SEED`` (capped at ``WARM_UP_CHALLENGE_STATES``) in them."""
+    """New challenge search arrays (``solver.pyramid.challenge.search.Workspace``) for ``rules``:
+    one per deal (0.2 ms), because the size a searched free-stock memo grew to changes how many
+    positions the next search tests (not its answer), so that a row's ``states``, and its
+    outcome under ``--max-states``, are the deal's alone, whatever the worker ran before it. The
+    first time a thread asks, every objective-search kernel is loaded and a throw-away challenge
+    of ``WARM_UP_SEED`` (capped at ``WARM_UP_CHALLENGE_STATES``) is run first."""
     from solver.pyramid.challenge.search import Workspace, load_kernels
 
-    def make():
+    def warm_up() -> bool:
         load_kernels()
-        ws = Workspace.create(rules)
         ask_challenge(challenge, deal_from_seed(WARM_UP_SEED), rules,
-                      max_states=WARM_UP_CHALLENGE_STATES, workspace=ws)
-        return ws
+                      max_states=WARM_UP_CHALLENGE_STATES, workspace=Workspace.create(rules))
+        return True
 
-    return _per_thread((CHALLENGE_KEY, rules), make)
+    _per_thread((CHALLENGE_KEY, rules), warm_up)
+    return Workspace.create(rules)
 
 
 def _challenge(deals: np.ndarray, rules: Rules, challenge: Challenge, max_states: int,
@@ -291,8 +295,7 @@ def _challenge(deals: np.ndarray, rules: Rules, challenge: Challenge, max_states
     scored, answers = _each_deal(
         deals, lambda deal, ws: ask_challenge(challenge, deal, rules, max_states=max_states,
                                               timeout=timeout, workspace=ws),
-        lambda: challenge_workspace(rules, challenge),
-        lambda: _thread_cache().pop((CHALLENGE_KEY, rules), None))
+        lambda: challenge_workspace(rules, challenge), lambda: None)
     value = np.full(len(deals), NO_VALUE, dtype=np.int16)
     clears = np.full(len(deals), NO_FLAG, dtype=np.int8)
     for k, r in enumerate(answers):
