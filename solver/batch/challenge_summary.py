@@ -130,14 +130,32 @@ def challenge_text(d: dict) -> str:
              f"{'Full' if kind == 'score' else 'All'} {best['most']:,} {unit}: "
              f"{best['full']['deals']} deals, {fmt_p(best['full']['share'])} (95% Wilson "
              f"interval)",
-             f"  {unit:>7} {'deals':>9}  share [95% interval]"]
-    top = max(b["deals"] for b in best["histogram"].values())
-    for band, b in best["histogram"].items():
-        bar = "#" * max(1 if b["deals"] else 0, round(30 * b["deals"] / top))
-        lines.append(f"  {band:>7} {b['deals']:>9}  {fmt_p(b['share'])}  {bar}")
+             f"  {unit:>9} {'deals':>7}  share [95% interval]"]
+    lines += histogram_lines(kind, best["histogram"])
     m = d["moves"]
     lines.append(f"Moves of the best lines: median {m['median']:g}, p95 {m['p95']:g}, mean "
                  f"{m['mean']:.2f}, min {m['min']}, max {m['max']}")
     lines.append(f"Best lines clearing the pyramid: {fmt_p(d['clears_pyramid'])} (95% Wilson "
                  f"interval over {n} decided deals)")
     return "\n".join(lines)
+
+
+def histogram_lines(kind: str, histogram: dict) -> list[str]:
+    """The bands of ``histogram`` (the JSON's), one line each with its deals, share and a bar,
+    a run of empty bands in one line (``300-1285  0``)."""
+    top = max(b["deals"] for b in histogram.values())
+    firsts = [int(band) for band in histogram] + [MOST[kind] + 1]
+    lines = []
+    empty = None
+    for k, (band, b) in enumerate(histogram.items()):
+        if not b["deals"]:
+            empty = band if empty is None else empty
+            if not histogram.get(str(firsts[k + 1]), {}).get("deals", 1):
+                continue  # (the run goes on)
+            label = band if empty == band else f"{empty}-{firsts[k + 1] - 1}"
+            lines.append(f"  {label:>9} {0:>7}")
+            empty = None
+            continue
+        bar = "#" * max(1, round(30 * b["deals"] / top))
+        lines.append(f"  {band:>9} {b['deals']:>7}  {fmt_p(b['share'])}  {bar}")
+    return lines

@@ -357,7 +357,7 @@ def test_score_stats_equal_a_hand_computation(tmp_path):
     assert ("Best score (of 1,290) over 9 decided deals: mean 657.78, median 260 [105, 1290] "
             "(95% interval from order statistics), quartiles 130 / 260 / 1290") in text
     assert f"Full 1,290 points: 4 deals, 0.4444 [{wilson(4, 9)['lo']:.4f}, " in text
-    assert "      100         3  0.3333 [" in text
+    assert "        100       3  0.3333 [" in text and "\n   300-1289       0\n" in text
     assert "Moves of the best lines: median 41, p95 54.2, mean 42.11, min 30, max 57" in text
     assert "Win rate" not in text
     # the same rows as Parquet (nulls for the empty fields): the same summary
