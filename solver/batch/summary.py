@@ -1,6 +1,8 @@
 """The summary of a batch: outcome counts, win rate with its Wilson interval, the histogram of
-minimum moves and the slowest deals. Built chunk by chunk (constant memory) and mergeable, so a
-resumed run and ``pyramid stats`` give the same figures as the run that wrote the file.
+minimum moves and the slowest deals (for a challenge's results, the challenge's part,
+``solver.batch.challenge_summary``, in place of the win rate and minimum moves). Built chunk by
+chunk (constant memory) and mergeable, so a resumed run and ``pyramid stats`` give the same
+figures as the run that wrote the file.
 
 Times are kept as whole nanoseconds (the results file holds every row's ``ms`` to the nanosecond),
 so the totals do not depend on how the rows were cut into blocks: ``pyramid batch --json`` and
