@@ -471,3 +471,27 @@ def test_a_cards_file_counts_four_at_most_and_mixed_tables_are_refused(tmp_path)
     both.write_text(SCORE_HEADER + ",max_removed\n")
     with pytest.raises(ValueError, match="not a batch results file"):
         read_results(str(both))
+
+
+def test_a_timeout_leaves_a_deal_unknown():
+    r = solve_chunk(ChunkTask(0, MSC, timeout=0.001, seeds=(7, 8), challenge=Challenge("score")))
+    assert r.outcome.tolist() == [2] and r.reason.tolist() == [2]  # unknown, timeout
+    assert r.challenge.value.tolist() == [-1] and r.moves.tolist() == [-1]
+
+
+def test_a_dask_cluster_of_two_threads_gives_the_same_rows(tmp_path):
+    """The cluster path (two threads of one Dask worker, each warmed up on its own) writes the
+    local run's rows."""
+    import distributed
+
+    def plan(out):
+        return plan_batch(SeedSource(9, 15), str(out), MSC, chunk=2, challenge=Challenge("score"))
+
+    local, remote = tmp_path / "local.csv", tmp_path / "dask.csv"
+    run_batch(plan(local), jobs=1, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:  # loopback only
+        d = run_batch(plan(remote), progress=False, scheduler=cluster.scheduler_address)
+    assert d["run"]["executor"].startswith("Dask cluster")
+    assert rows(remote) == rows(local)
