@@ -45,11 +45,20 @@ def preset_rules_options(default: str):
     return functools.partial(rules_options_with, default)
 
 
-def rules_options_with(default: str, f):
-    """``rules_options`` of ``f`` with the preset ``default``."""
+def chosen_rules_options(shown: str):
+    """``rules_options`` whose preset, when ``--rules`` is not given, the command chooses (its
+    help says ``shown``, e.g. "standard; msc with --challenge"): the command gets ``rules``, a
+    function of that preset's name giving the ``Rules`` (an ``InputError`` for bad values)."""
+    return functools.partial(rules_options_with, None, shown=shown)
 
-    @click.option("--rules", "preset", type=Choice(PRESETS),
-                  default=default, show_default=True, help="Rule preset.")
+
+def rules_options_with(default: str | None, f, shown: str | None = None):
+    """``rules_options`` of ``f`` with the preset ``default`` (None: ``chosen_rules_options``,
+    the default described by ``shown``)."""
+
+    @click.option("--rules", "preset", type=Choice(PRESETS), default=default,
+                  show_default=default is not None,
+                  help="Rule preset." + (f"  [default: {shown}]" if shown else ""))
     @click.option("--recycles", default=None, metavar="N|unlimited",
                   help="Times the waste may be turned over (0 = a single pass; 'unlimited').")
     @click.option("--overlap/--no-overlap", default=None,
@@ -60,7 +69,10 @@ def rules_options_with(default: str, f):
                   help="Clear the pyramid (default) or all 52 cards.")
     @functools.wraps(f)
     def wrapper(*args, preset, recycles, overlap, stock_top, goal, **kwargs):
-        kwargs["rules"] = rules_from_options(preset, recycles, overlap, stock_top, goal)
+        def rules(chosen: str) -> Rules:
+            return rules_from_options(preset or chosen, recycles, overlap, stock_top, goal)
+
+        kwargs["rules"] = rules if default is None else rules(default)
         return f(*args, **kwargs)
 
     return wrapper
