@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
+
 import pytest
 from reference.challenge import reference_profile
 
@@ -210,3 +212,38 @@ def test_results_as_records():
 def test_bad_input_is_refused(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_a_doubled_memo_finds_every_entry():
+    """The free-stock memo's entries carry a tag (``REACHES``) outside their key: doubling the
+    memo must put each where ``table_find`` looks, at the hash of the key without it."""
+    from solver.core.hashing import table_find, table_insert
+    from solver.pyramid.challenge import kernels as ck
+    from solver.pyramid.challenge.search import doubled
+
+    rng = random.Random(5)
+    memo = np.zeros(1 << 8, np.uint64)
+    keys = {np.uint64(rng.getrandbits(52)) | ck.SETTLED: rng.random() < 0.5 for _ in range(150)}
+    for key, reaches in keys.items():
+        table_insert(memo, key, ck.REACHES, ck.REACHES if reaches else np.uint64(0))
+    bigger, grown = doubled(memo, ck.REACHES)
+    assert grown and len(bigger) == 2 * len(memo)
+    for key, reaches in keys.items():
+        found = table_find(bigger, key, ck.REACHES)
+        assert found and bool(found & ck.REACHES) == reaches
+
+
+def test_positions_explored_do_not_depend_on_the_workspace_history():
+    """A workspace whose tables an earlier deal enlarged explores the same positions as a new
+    one (the batch's rows and the figures printed must not depend on what ran before)."""
+    from solver.pyramid.challenge.search import Workspace
+
+    deal = Deal.from_seed(16)
+    counts = set()
+    for memo_bits, table_bits in ((17, 18), (20, 18), (17, 21)):
+        ws = Workspace.create(MSC)
+        ws.memo = np.zeros(1 << memo_bits, np.uint64)
+        ws.table = np.zeros(1 << table_bits, np.uint64)
+        res = score_challenge(deal, MSC, workspace=ws)
+        counts.add((res.states, res.score, res.best.moves))
+    assert len(counts) == 1, counts

@@ -254,11 +254,14 @@ def max_search(tabs, rule, obj, forcing, free, start, max_states, slice_states, 
 
 
 @njit(cache=True)
-def rehash_table(old, new):
-    """Re-insert the keys of the open-addressing table ``old`` into the empty ``new``."""
+def rehash_table(old, new, tags):
+    """Re-insert the entries of the open-addressing table ``old`` into the empty ``new``, each
+    where ``table_find`` looks for it: at the hash of the entry without its bits ``tags`` (the
+    free-stock memo's ``REACHES``; none for the visited table). Hashed with them, a tagged entry
+    lands where no lookup goes and is lost to the search."""
     for k in range(len(old)):
         if old[k] != _ZERO:
-            table_put(new, old[k])
+            table_insert(new, old[k] & ~tags, tags, old[k] & tags)
 
 
 @njit(cache=True)

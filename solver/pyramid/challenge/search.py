@@ -128,7 +128,7 @@ class Workspace:
 
     def grow_table(self) -> bool:
         """Double the visited table; False when it would not fit in the memory left."""
-        self.table, grown = doubled(self.table)
+        self.table, grown = doubled(self.table, np.uint64(0))
         return grown
 
     def reset_nodes(self) -> None:
@@ -150,7 +150,7 @@ class Workspace:
 
     def grow_memo(self) -> bool:
         """Double the free-stock memo; False when it would not fit in the memory left."""
-        self.memo, grown = doubled(self.memo)
+        self.memo, grown = doubled(self.memo, ck.REACHES)
         return grown
 
     def grow_nodes(self) -> bool:
@@ -190,16 +190,17 @@ def cleared(table: np.ndarray, bits: int) -> np.ndarray:
     return table
 
 
-def doubled(table: np.ndarray) -> tuple[np.ndarray, bool]:
-    """``(table with twice the slots and the same keys, True)``, or ``(table, False)`` when the
-    larger one would not fit in the memory left."""
+def doubled(table: np.ndarray, tags: np.uint64) -> tuple[np.ndarray, bool]:
+    """``(table with twice the slots and the same entries, True)``, or ``(table, False)`` when
+    the larger one would not fit in the memory left; ``tags``: the bits of an entry that are not
+    part of its key (``ck.rehash_table``)."""
     if not memory.fits(2 * table.nbytes):
         return table, False
     try:
         bigger = np.zeros(2 * len(table), np.uint64)
     except MemoryError:
         return table, False
-    ck.rehash_table(table, bigger)
+    ck.rehash_table(table, bigger, tags)
     return bigger, True
 
 
@@ -405,5 +406,5 @@ def load_kernels() -> None:
         run_max(ws, deal, rules, objective, free, START, 1, Budget(1, None))
     run_max(ws, deal, rules, objective, True, START, 1, Budget(1, None), collect=1, floor=0)
     run_fewest(ws, deal, rules, objective, START, 1, Budget(1, None), False)
-    ck.rehash_table(ws.table[:2], np.zeros(4, np.uint64))
+    ck.rehash_table(ws.table[:2], np.zeros(4, np.uint64), ck.REACHES)
     ck.trace_line(ws.nodes["parent"], ws.nodes["mv"], 0, np.zeros(1, np.int64))
