@@ -229,3 +229,20 @@ def test_board_is_solve_under_msc_rules_unless_told(seed):
         assert without_times(mine.stdout) == without_times(theirs.stdout), rules
     doc = json.loads(run("board", "--seed", str(seed), "--json").stdout)
     assert doc["rules"] == PRESETS["msc"].to_dict()
+
+
+@pytest.mark.parametrize("args, goal", [
+    (("score", "--seed", "2", "--target", "100", "--current", "500"),
+     "the 500 points of the earlier deals meet the 100 points asked"),
+    (("cards", "--seed", "2", "--rank", "K", "--count", "3", "--current", "3"),
+     "the 3 kings of the earlier deals meet the 3 kings asked"),
+])
+def test_a_challenge_met_before_the_deal_needs_no_move(args, goal):
+    """Earlier deals that already met the challenge: reached, no move, said so (not "-400 points
+    needed")."""
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert f"Reached before this deal: {goal}; no move is needed." in result.stdout
+    assert "-" not in result.stdout.split("Reached")[1].split(".")[0]
+    data = answer(*args)
+    assert data["outcome"] == "reached" and data["moves"] == 0 and data["line"] == []

@@ -122,8 +122,9 @@ class ScoreChallenge(ChallengeResult):
 
     @property
     def needed(self) -> int | None:
-        """The points this deal must earn: ``target - current`` (None without a target)."""
-        return None if self.target is None else self.target - self.current
+        """The points this deal must earn: ``target - current``, 0 when the earlier deals met the
+        target (None without a target)."""
+        return None if self.target is None else max(0, self.target - self.current)
 
     @property
     def short(self) -> int | None:
@@ -156,8 +157,9 @@ class CardChallenge(ChallengeResult):
 
     @property
     def needed(self) -> int:
-        """The cards of the rank this deal must remove: ``count - current``."""
-        return self.count - self.current
+        """The cards of the rank this deal must remove: ``count - current``, 0 when the earlier
+        deals removed enough."""
+        return max(0, self.count - self.current)
 
     def to_dict(self) -> dict:
         return self.record("cards", {"rank": RANK_CHARS[self.rank - 1], "count": self.count,

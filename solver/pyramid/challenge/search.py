@@ -33,8 +33,10 @@ from solver.pyramid.optimal.bound import SCRATCH
 from solver.pyramid.optimal.tables import class_tables
 from solver.pyramid.winnable.solve import concrete_step, free_to_steps, max_depth
 
-SLICE = 20_000
-"""Positions expanded per kernel call between clock checks (a few milliseconds)."""
+SLICE = 2_000
+"""Positions expanded per kernel call between clock checks: a few milliseconds (an expansion of
+the fewest-moves search, its free-stock tests included, takes up to about 10 us; 20,000 let a
+``--timeout`` of 1 ms run 250 ms)."""
 TABLE_BITS = 14
 """The visited table of ``max_search`` starts with 2**14 slots and doubles on demand."""
 MEMO_BITS = 17

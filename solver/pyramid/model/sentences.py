@@ -185,6 +185,10 @@ def challenge_verdict(result) -> list[str]:
                 f"{verb}s {amount(best.value)} in {moves}; at most {amount(result.most)}."]
     needed = result.needed
     earlier = f" ({amount(result.current)} before this deal)" if result.current else ""
+    if result.outcome == "reached" and needed == 0:
+        goal = result.target if not cards else result.count
+        return [f"Reached before this deal: the {amount(result.current)} of the earlier deals "
+                f"meet the {amount(goal)} asked; no move is needed."]
     if result.outcome == "reached":
         return [f"Reached: {amount(best.value)} in {moves}, the fewest that {verb} the "
                 f"{amount(needed)} needed{earlier}; the line {clears_text(best)}."]
