@@ -17,10 +17,10 @@ import sys
 
 import click
 
-from cli.common import (InputError, echo_json, input_errors, json_option, jobs_option,
+from cli.common import (Choice, InputError, echo_json, input_errors, json_option, jobs_option,
                         progress_options)
 from cli.main import cli
-from cli.options import rules_options
+from cli.options import chosen_rules_options
 
 EXIT_FAILED = 1
 """A fault stopped the run; its finished chunks are kept for --resume."""
@@ -67,7 +67,14 @@ def _describe_source(source) -> str:
               help="Score the deals of a file, one per line ('-' = stdin); blank lines skipped. "
                    "stdin or a pipe is read as its lines arrive: each chunk is scored and "
                    "written when its last line is in.")
-@rules_options
+@chosen_rules_options("standard; msc with --challenge")
+@click.option("--challenge", type=Choice(("score", "cards")), default=None,
+              help="Answer Microsoft's score challenge (the most points of each deal) or card "
+                   "challenge (the most cards of --rank) instead of the winnability: max_score "
+                   "or max_removed, the fewest moves of a best line, whether it clears the "
+                   "pyramid.")
+@click.option("--rank", default=None, metavar="R",
+              help="The rank of --challenge cards: A, 2..9, T or 10, J, Q, K.")
 @click.option("--optimal", is_flag=True, help="Also find the minimum number of moves of won deals.")
 @click.option("--analyse", is_flag=True,
               help="Add the analysis columns: most cards cleared and the short reason of lost "
@@ -78,7 +85,7 @@ def _describe_source(source) -> str:
 @click.option("--max-states", type=click.IntRange(min=0), default=0, show_default=True,
               help="Positions a deal's search may expand (0 = no limit); outcome 'unknown' if hit.")
 @click.option("--timeout", type=float, default=None, metavar="SECONDS",
-              help="Time limit per deal with --optimal (outcome 'unknown').")
+              help="Time limit per deal with --optimal or --challenge (outcome 'unknown').")
 @click.option("--out", "-o", default="results.csv", show_default=True, metavar="PATH",
               help="Results file (.csv, .parquet or .pq); its parts live in PATH.parts/ until the "
                    "run is complete.")
@@ -96,9 +103,10 @@ def _describe_source(source) -> str:
               help="Continue an interrupted run of the same command (same input and options).")
 @progress_options
 @json_option
-def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeout, out, fmt,
-          force, jobs, scheduler, chunk, resume, progress, as_json) -> None:
-    """Score many Pyramid deals: winnability (and minimum moves), one row per deal, in a file.
+def batch(seeds, deal_file, rules, challenge, rank, optimal, analyse, playouts, max_states,
+          timeout, out, fmt, force, jobs, scheduler, chunk, resume, progress, as_json) -> None:
+    """Score many Pyramid deals: winnability (and minimum moves), or a score or card challenge,
+    one row per deal, in a file.
 
     Finished chunks are kept on disk as they complete; after Ctrl-C, a kill or a crash, run the
     same command with --resume to score only what is missing. Exit codes: 0 done, 1 a fault
@@ -109,14 +117,17 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
 
         if scheduler is None:  # the engines load here or in worker processes of the same limit
             check_room_to_load()
+        from solver.batch.challenge import CHALLENGE_PRESET, check_challenge
         from solver.batch.plan import BatchFailed, BatchInterrupted, plan_batch
         from solver.batch.run import run_batch
         from solver.batch.summary import summary_text
 
         source = _source(seeds, deal_file)
         with input_errors():
+            chosen = check_challenge(challenge, rank)
+            rules = rules("standard" if chosen is None else CHALLENGE_PRESET)
             plan = plan_batch(source, out, rules, fmt, optimal, max_states, timeout, chunk,
-                              force, analyse, playouts)
+                              force, analyse, playouts, chosen)
     try:
         with input_errors():
             summary = run_batch(plan, jobs=jobs, resume=resume, progress=progress,
@@ -133,7 +144,8 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
     run = summary["run"]
     click.echo(f"Scored {_describe_source(source)} under {rules.describe()}"
                + (", minimum moves" if optimal else "")
-               + (f", analysed ({plan.playouts} playouts per won deal)" if analyse else ""))
+               + (f", analysed ({plan.playouts} playouts per won deal)" if analyse else "")
+               + (f": {chosen.describe()}" if chosen is not None else ""))
     click.echo(summary_text(summary))
     resumed = (f" ({run['resumed_deals']} more from the interrupted run)"
                if run["resumed_deals"] else "")
@@ -154,7 +166,9 @@ def batch(seeds, deal_file, rules, optimal, analyse, playouts, max_states, timeo
 def stats(file, fmt, plot, as_json) -> None:
     """Summarise a results file of pyramid batch (CSV or Parquet): outcomes, win rate, moves,
     and for a file made with --analyse the most cards cleared of lost deals, their reasons and
-    the random and greedy play win rates.
+    the random and greedy play win rates; for a file made with --challenge the distribution of
+    the best score (or cards removed), the moves of the best lines and how many clear the
+    pyramid.
 
     Every row is checked; a bad row is an error naming the file and its line. Exit code 2 for a
     file that cannot be summarised.
@@ -164,11 +178,13 @@ def stats(file, fmt, plot, as_json) -> None:
 
     with input_errors():
         if plot is not None:
-            from solver.batch.plot import check_plot_path, require_matplotlib
+            from solver.batch.plot import check_plot_path, check_plottable, require_matplotlib
 
             check_plot_path(plot)
             require_matplotlib()
         summary = summarise_file(file, fmt)
+        if plot is not None:
+            check_plottable(summary)
     if plot is not None:
         from solver.batch.plot import plot_summary
 

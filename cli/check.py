@@ -17,7 +17,7 @@ from cli.common import (EXIT_LOST, EXIT_UNKNOWN, EXIT_WON, echo_json, engines_lo
 from cli.options import deal_options, load_one_deal, rules_options
 from cli.replay_html import check_html_path, html_option
 from solver import api
-from solver.pyramid.model.sentences import deal_title, losing_lines
+from solver.pyramid.model.sentences import check_score_sentence, deal_title, losing_lines
 
 
 @click.command()
@@ -27,9 +27,10 @@ from solver.pyramid.model.sentences import deal_title, losing_lines
 @html_option
 @json_option
 def check(seed, deal_text, deal_file, rules, solution, html_path, as_json) -> None:
-    """Replay a move list against a deal: does it win, or where does it first go wrong? For legal
-    moves that do not win: after which move the deal stopped being winnable, a move that would
-    have kept it winnable and the shortest win from there.
+    """Replay a move list against a deal: does it win, or where does it first go wrong, and the
+    score its legal moves earn (Microsoft's table: 5 a pair or king, a bonus per row emptied).
+    For legal moves that do not win: after which move the deal stopped being winnable, a move
+    that would have kept it winnable and the shortest win from there, with the running score.
     Exit 0 when it wins, 1 when it does not, 2 for bad input, 3 when left unknown."""
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
@@ -56,9 +57,10 @@ def check(seed, deal_text, deal_file, rules, solution, html_path, as_json) -> No
         write_page(html_path, check_page(f"{deal_title(ident)} ({rules.describe()})", deal, rules,
                                          steps, result, losing))
     if as_json:
-        echo_json({**ident, **check_dict(deal, rules, result, losing)})
+        echo_json({**ident, **check_dict(deal, rules, steps, result, losing)})
     else:
         click.echo(result.message())
+        click.echo(check_score_sentence(result))
         if losing is not None:
             click.echo("\n".join(losing_lines(deal, rules, steps, losing)))
     if losing is not None and losing.status == STATUS_UNKNOWN:

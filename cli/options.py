@@ -12,7 +12,7 @@ numba) are imported inside the functions, after the options have been checked, s
 from __future__ import annotations
 
 import functools
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import click
 
@@ -35,10 +35,30 @@ from solver.pyramid.model.rules import GOALS, PRESETS, Rules, find_rules, parse_
 # --------------------------------------------------------------------------- shared options
 
 def rules_options(f):
-    """``--rules PRESET`` plus one option per rule; each given option overrides the preset."""
+    """``--rules PRESET`` (default ``standard``) plus one option per rule; each given option
+    overrides the preset."""
+    return preset_rules_options("standard")(f)
 
-    @click.option("--rules", "preset", type=Choice(PRESETS),
-                  default="standard", show_default=True, help="Rule preset.")
+
+def preset_rules_options(default: str):
+    """``rules_options`` with the preset ``default`` (the challenges take ``msc``)."""
+    return functools.partial(rules_options_with, default)
+
+
+def chosen_rules_options(shown: str):
+    """``rules_options`` whose preset, when ``--rules`` is not given, the command chooses (its
+    help says ``shown``, e.g. "standard; msc with --challenge"): the command gets ``rules``, a
+    function of that preset's name giving the ``Rules`` (an ``InputError`` for bad values)."""
+    return functools.partial(rules_options_with, None, shown=shown)
+
+
+def rules_options_with(default: str | None, f, shown: str | None = None):
+    """``rules_options`` of ``f`` with the preset ``default`` (None: ``chosen_rules_options``,
+    the default described by ``shown``)."""
+
+    @click.option("--rules", "preset", type=Choice(PRESETS), default=default,
+                  show_default=default is not None,
+                  help="Rule preset." + (f"  [default: {shown}]" if shown else ""))
     @click.option("--recycles", default=None, metavar="N|unlimited",
                   help="Times the waste may be turned over (0 = a single pass; 'unlimited').")
     @click.option("--overlap/--no-overlap", default=None,
@@ -49,7 +69,10 @@ def rules_options(f):
                   help="Clear the pyramid (default) or all 52 cards.")
     @functools.wraps(f)
     def wrapper(*args, preset, recycles, overlap, stock_top, goal, **kwargs):
-        kwargs["rules"] = rules_from_options(preset, recycles, overlap, stock_top, goal)
+        def rules(chosen: str) -> Rules:
+            return rules_from_options(preset or chosen, recycles, overlap, stock_top, goal)
+
+        kwargs["rules"] = rules if default is None else rules(default)
         return f(*args, **kwargs)
 
     return wrapper
@@ -121,6 +144,19 @@ def open_deals(seed: int | None, deal_text: str | None,
     return file_deals(source)
 
 
+def open_search_deals(seed: int | None, deal_text: str | None, deal_file: str | None,
+                      rules: Rules, after: str | None, html_path: str | None):
+    """``(deals, start)`` for a command that answers each deal with a search (``solve``, the
+    challenges): the ``(ident, deal)`` pairs (``open_deals``), and the ``Start`` of every deal
+    (``position_after``: ``NO_START`` without ``--after``). ``--after`` and ``--html`` take a
+    single deal (an ``InputError`` at a deal file's second deal)."""
+    if after is None and html_path is None:
+        return open_deals(seed, deal_text, deal_file), NO_START
+    option = "--after" if after is not None else "--html"
+    ident, deal = load_one_deal(seed, deal_text, deal_file, f"{option} needs a single deal")
+    return iter([(ident, deal)]), position_after(deal, rules, after)
+
+
 def file_deals(source) -> Iterator[tuple[dict, object]]:
     """``({"line": n}, deal)`` of a ``DealFile``'s deals; a bad line is an ``InputError``."""
     deals = source.deals()
@@ -164,11 +200,24 @@ def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None
     return {"line": lineno}, deal
 
 
-def position_after(deal, rules: Rules, after: str | None):
-    """``(position, packed start, steps)`` after the ``--after`` moves; ``(None, None, [])``
-    without them. An unreadable or illegal move is an ``InputError`` naming the step."""
+class Start(NamedTuple):
+    """Where a search starts: the replay checker's ``position`` after the ``--after`` moves, its
+    ``packed`` form (the searches' ``start``) and the moves ``played``; ``NO_START`` without
+    them (the deal's start)."""
+
+    position: object
+    packed: object
+    played: list
+
+
+NO_START = Start(None, None, [])
+
+
+def position_after(deal, rules: Rules, after: str | None) -> Start:
+    """The ``Start`` after the ``--after`` moves; ``NO_START`` without them. An unreadable or
+    illegal move is an ``InputError`` naming the step."""
     if after is None:
-        return None, None, []
+        return NO_START
     from solver.core.cards import split_tokens
     from solver.pyramid.model.state import packed_position
     from solver.pyramid.model.replay import parse_solution, replay
@@ -180,7 +229,7 @@ def position_after(deal, rules: Rules, after: str | None):
         token = split_tokens(after)[result.failed_step - 1]
         raise InputError(f"bad --after: step {result.failed_step} {quoted(token)} is illegal: "
                          f"{result.reason}")
-    return result.position, packed_position(result.position), steps
+    return Start(result.position, packed_position(result.position), steps)
 
 
 # --------------------------------------------------------------------------- output
@@ -190,6 +239,22 @@ def result_json(ident: dict, deal, rules: Rules, result) -> dict:
     from solver.pyramid.model.explain import result_dict
 
     return {**ident, **result_dict(deal, rules, result)}
+
+
+def echo_deal_heading(n: int, ident: dict, deal, rules: Rules, played, color: bool) -> None:
+    """The head of a search command's text answer for its ``n``-th deal: a blank line before
+    every deal but the first, the deal's title with the rules, the drawn deal, and the moves of
+    ``--after`` (``played``) when there are any."""
+    from solver.pyramid.model.deals import draw_deal
+    from solver.pyramid.model.replay import format_solution
+    from solver.pyramid.model.sentences import deal_title
+
+    if n:
+        click.echo()
+    click.echo(f"{deal_title(ident)} ({rules.describe()})")
+    click.echo(draw_deal(deal, color=color))
+    if played:
+        click.echo(f"After {len(played)} moves: {format_solution(played)}")
 
 
 def exit_code_for(outcomes) -> int:

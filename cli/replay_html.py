@@ -21,7 +21,10 @@ LINE_ANY = "A winning line (not proven the shortest)"
 LINE_PARTIAL = "The best partial line"
 LINE_NONE = "No line (the search stopped before finding one)"
 LINE_PLAYED = "The moves given"
-"""What the page calls its line (``ReplayPage.line``)."""
+LINE_CHALLENGE = "The challenge's line"
+LINE_FOUND = "The best line found (a limit stopped the search)"
+LINE_CLEARING = "The best line that clears the pyramid"
+"""What the page calls its line (``ReplayPage.line``, ``PageLine.line``)."""
 
 
 def html_option(f):
@@ -149,3 +152,26 @@ def check_page(title: str, deal, rules, steps, result, losing):
     message = result.message()
     return ReplayPage(deal, rules, title, message[:1].upper() + message[1:] + ".", LINE_PLAYED,
                       legal, first=0, marked=marked, notes=notes)
+
+
+def challenge_page(ident: dict, deal, rules, result, played):
+    """The page of a score or card challenge (``challenge.api``'s result): its best line (after
+    the ``--after`` moves ``played``), titled with the challenge, its goal and the rules; for a
+    card challenge the count of the rank's cards gone at every step and, when there is one, the
+    best line that clears the pyramid as a second line. The scores and counts the page shows are
+    the replay checker's (``replay_page.position_data``), not the search's."""
+    from solver.pyramid.analysis.replay_page import PageLine, ReplayPage
+    from solver.pyramid.model.sentences import challenge_title, challenge_verdict, plural
+
+    sentences = challenge_verdict(result)
+    notes = tuple(sentences[1:])
+    if played:
+        notes += (f"The line goes on from the {plural(len(played), 'move')} played (--after); "
+                  f"points and cards count from the deal's start.",)
+    clearing = getattr(result, "clearing", None)
+    more = () if clearing is None else (
+        PageLine(LINE_CLEARING, tuple(played) + tuple(clearing.line)),)
+    return ReplayPage(deal, rules, challenge_title(ident, result), sentences[0],
+                      LINE_FOUND if result.outcome == "unknown" else LINE_CHALLENGE,
+                      tuple(played) + tuple(result.best.line), first=len(played), notes=notes,
+                      rank=getattr(result, "rank", None), more_lines=more)

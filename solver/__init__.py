@@ -24,7 +24,10 @@ play), ``explain_steps``/``describe_steps`` (a line of play, readable). Analysis
 ``analyse_deal`` (everything ``pyramid analyse`` prints), ``best_partial`` (the most cards a lost
 deal lets go), ``find_reason`` (a short proof of a loss), ``first_losing_move`` (where a line of
 play lost the deal), ``line_choices`` (legal and winning moves along a line), ``playout_rates``
-(random and greedy players), ``difficulty_rank``, ``rules_matrix`` (every rule combination). Batch: ``score`` (many
+(random and greedy players), ``difficulty_rank``, ``rules_matrix`` (every rule combination).
+Challenges (Microsoft Solitaire Collection's, ``msc`` rules unless told): ``score_challenge``
+(the most points a deal gives, or the fewest moves to a target), ``card_challenge`` (the most
+cards of a rank, or the fewest moves to a count). Batch: ``score`` (many
 deals in memory), ``plan_batch``/``run_batch``/``SeedSource``/``LineSource``/``summarise_file``
 (files of results, on every core or a Dask cluster). Other games: ``simulate`` (a seeded
 random-play run of any game, by name), ``find_game`` (a game's declaration: its options, rules
@@ -74,6 +77,8 @@ PUBLIC = {
     "playout_rates": "solver.pyramid.analysis.playouts",
     "difficulty_rank": "solver.pyramid.analysis.difficulty",
     "rules_matrix": "solver.pyramid.analysis.rules_matrix",
+    "score_challenge": "solver.pyramid.challenge.api",
+    "card_challenge": "solver.pyramid.challenge.api",
     "plan_batch": "solver.batch.plan",
     "run_batch": "solver.batch.run",
     "summarise_file": "solver.batch.run",

@@ -130,8 +130,8 @@ def analyse_chunk(ids: np.ndarray, deals: np.ndarray, outcome: np.ndarray, rules
                   workspace=None) -> AnalysisColumns:
     """The analysis columns of decided deals (``outcome`` codes: 0 lost, 1 won, 2 unknown).
 
-    Lost deals: ``best_partial`` under ``max_states`` / ``timeout`` (in ``workspace``, a
-    ``PartialWorkspace`` of this thread) and ``find_reason``; won deals: ``playouts`` random and
+    Lost deals: ``best_partial`` under ``max_states`` / ``timeout`` (in ``workspace``, an
+    objective-search ``Workspace`` of this thread) and ``find_reason``; won deals: ``playouts`` random and
     greedy playouts seeded with ``playout_seed(id)``."""
     from solver.pyramid.analysis.partial import best_partial
     from solver.pyramid.analysis.playouts import playout_wins_many

@@ -41,7 +41,8 @@ def _counter_rate(c: Counter, extra_zeros: int = 0) -> dict:
     return rate_dict([v for v, _ in items], [n for _, n in items])
 
 
-def _count(counter: Counter, values) -> None:
+def count_values(counter: Counter, values) -> None:
+    """Add each distinct value of ``values`` to ``counter``, as often as it occurs."""
     vals, counts = np.unique(np.asarray(values), return_counts=True)
     for v, n in zip(vals.tolist(), counts.tolist()):
         counter[v] += n
@@ -70,16 +71,16 @@ class AnalysisSummary:
         outcome = np.asarray(outcome)
         lost, won = outcome == LOST, outcome == WON
         self.lost += int(lost.sum())
-        _count(self.cleared, a.max_cleared[lost])
+        count_values(self.cleared, a.max_cleared[lost])
         self.bounds += int(np.count_nonzero(a.exact[lost] == 0))
-        _count(self.of, a.cleared_of[a.cleared_of != NO_VALUE])
+        count_values(self.of, a.cleared_of[a.cleared_of != NO_VALUE])
         self.reasons.update(a.loss_reason[k] or NO_SHORT_REASON for k in np.flatnonzero(lost))
-        _count(self.random, a.random_rate[won])
-        _count(self.greedy, a.greedy_rate[won])
+        count_values(self.random, a.random_rate[won])
+        count_values(self.greedy, a.greedy_rate[won])
         moves = np.asarray(moves)
         solved = won & (moves >= 0)
         for m in np.unique(moves[solved]).tolist():
-            _count(self.random_by_moves.setdefault(m, Counter()),
+            count_values(self.random_by_moves.setdefault(m, Counter()),
                    a.random_rate[solved & (moves == m)])
 
     def merge(self, other: "AnalysisSummary") -> None:

@@ -16,6 +16,12 @@ Results schema (one row per deal, in input order; the same columns in CSV and Pa
                           memory; empty (null) otherwise. Files written before this column
                           existed are read without it.
 
+With ``--challenge`` the results are another table: ``CHALLENGE_TABLES`` (the id, the deal, the
+challenge's value, ``moves``, ``clears_pyramid``, ``states``, ``ms``, ``outcome`` and ``reason``;
+described in ``solver.batch.challenge``), built here from the same kinds, so that every writer
+and reader below serves it as it serves ``COLUMNS``; a file's table is told by its columns
+(``table_challenge``).
+
 With ``--analyse`` six more columns follow: ``solver.batch.analysis.ANALYSIS_COLUMNS``
 (``max_cleared``, ``max_cleared_of``, ``max_cleared_exact``, ``loss_reason``,
 ``random_win_rate``, ``greedy_win_rate``), described there; they are written and checked together
@@ -41,7 +47,9 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.batch.analysis import BadRow
+from solver.batch.challenge import CHALLENGE_OUTCOMES, CHALLENGES, MOST, VALUE_COLUMNS
 from solver.batch.csv_kernel import name_table
+from solver.batch.challenge_kinds import DecidedCount, DecidedFlag
 from solver.batch.kinds import Count, Deal, Kind, Millis, Names, WonCount, Winnable
 from solver.batch.summary import OUTCOME_NAMES, REASON_NAMES
 
@@ -79,16 +87,47 @@ COLUMNS = (
 (``results_columns``)."""
 
 
-def results_columns(id_column: str = ID_COLUMNS[0]) -> tuple[Column, ...]:
-    """``COLUMNS`` with the id column named ``id_column``."""
-    if id_column == COLUMNS[0].name:
-        return COLUMNS
-    return (replace(COLUMNS[0], name=id_column),) + COLUMNS[1:]
+
+
+def challenge_table(kind: str) -> tuple[Column, ...]:
+    """The results columns of the challenge ``kind`` (``solver.batch.challenge``): the id, the
+    deal, ``states`` and ``ms`` of ``COLUMNS``, the challenge's own columns, and the outcome and
+    reason under the challenge's outcome names."""
+    common = {c.name: c for c in COLUMNS}
+    value = VALUE_COLUMNS[kind]
+    return (common["seed"], common["deal"],
+            Column(value, DecidedCount(MOST[kind]), "challenge.value", value),
+            Column("moves", DecidedCount(), "moves", "moves"),
+            Column("clears_pyramid", DecidedFlag(), "challenge.clears", "clears"),
+            common["states"], common["ms"],
+            Column("outcome", Names(CHALLENGE_OUTCOMES), "outcome", OUTCOME_KEY),
+            Column("reason", Names(REASON_NAMES, unknown_only=True, outcomes=CHALLENGE_OUTCOMES),
+                   "reason", "reason"))
+
+
+CHALLENGE_TABLES = {kind: challenge_table(kind) for kind in CHALLENGES}
+"""The results columns of ``--challenge score`` and ``--challenge cards``, in file order (a
+``Column.source`` with a dot is read through ``ChunkResult.challenge``)."""
+
+
+def results_columns(id_column: str = ID_COLUMNS[0],
+                    challenge: str | None = None) -> tuple[Column, ...]:
+    """``COLUMNS`` (or the table of the ``challenge``) with the id column named ``id_column``."""
+    table = COLUMNS if challenge is None else CHALLENGE_TABLES[challenge]
+    if id_column == table[0].name:
+        return table
+    return (replace(table[0], name=id_column),) + table[1:]
+
+
+def table_challenge(names) -> str | None:
+    """The challenge whose table a file with these column ``names`` is written in (told by its
+    value column); None for ``COLUMNS``."""
+    return next((kind for kind, name in VALUE_COLUMNS.items() if name in names), None)
 
 
 def present_columns(id_column: str, names) -> tuple[Column, ...]:
-    """The columns that a file with these column ``names`` has, in ``COLUMNS`` order."""
-    return tuple(c for c in results_columns(id_column) if c.name in names)
+    """The columns that a file with these column ``names`` has, in the order of its table."""
+    return tuple(c for c in results_columns(id_column, table_challenge(names)) if c.name in names)
 
 
 def absent_keys(columns: tuple[Column, ...]) -> dict:
@@ -156,7 +195,7 @@ class KernelColumns(NamedTuple):
     row_bytes: int
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=8)
 def kernel_columns(columns: tuple[Column, ...]) -> KernelColumns:
     """``KernelColumns`` of a table of columns (``results_columns()``), built once per table."""
     tables = [name_table(c.kind.names) for c in columns]

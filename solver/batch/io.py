@@ -1,7 +1,7 @@
 """Batch output: chunk files (CSV or Parquet) written atomically, and the final file assembled from
 them (reading results back is ``solver.batch.results``). The columns, their order and types are
-``solver.batch.columns.COLUMNS``: the header, both CSV writers and the Arrow schema and table
-derive from it.
+``solver.batch.columns.COLUMNS`` (with ``--challenge``, ``CHALLENGE_TABLES``): the header, both
+CSV writers and the Arrow schema and table derive from it.
 
 Every error raised for a bad input is a ``ValueError`` whose message names the file and line (or
 the option) and never echoes more than ``solver.core.text.ECHO_CHARS`` characters of the bad
@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from operator import attrgetter
 from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, csv_fields, parquet_arrays, parquet_fields
-from solver.batch.columns import kernel_columns, results_columns
+from solver.batch.columns import Column, kernel_columns, results_columns
 from solver.batch.csv_kernel import DEAL_CARDS, fill_rows
 from solver.batch.kinds import CARD_BYTES
 from solver.core.extras import install_hint
@@ -110,9 +111,19 @@ def require_pyarrow():
     return pyarrow, pq
 
 
-def csv_header(id_column: str, analysed: bool = False) -> str:
-    return ",".join([c.name for c in results_columns(id_column)]
+def csv_header(id_column: str, analysed: bool = False, challenge: str | None = None) -> str:
+    return ",".join([c.name for c in results_columns(id_column, challenge)]
                     + list(ANALYSIS_COLUMNS if analysed else ())) + "\n"
+
+
+def chunk_challenge(r: ChunkResult) -> str | None:
+    """The challenge whose table a chunk's rows are written in (None: ``COLUMNS``)."""
+    return None if r.challenge is None else r.challenge.kind
+
+
+def source_values(r: ChunkResult, c: Column):
+    """The chunk's values of column ``c`` (its ``source``: a field, or a dotted path)."""
+    return attrgetter(c.source)(r)
 
 
 def csv_bytes(r: ChunkResult) -> bytes:
@@ -122,12 +133,12 @@ def csv_bytes(r: ChunkResult) -> bytes:
     in apart)."""
     if r.analysis is not None:
         return csv_rows(r).encode("ascii")
-    columns = results_columns()
+    columns = results_columns(challenge=chunk_challenge(r))
     layout = kernel_columns(columns)
     values = np.empty((len(columns), len(r)), dtype=np.int64)
     for row, c in zip(values, columns):
         if c.kind.fmt != DEAL_CARDS:
-            row[:] = getattr(r, c.source)
+            row[:] = source_values(r, c)
     buf = np.empty(len(r) * layout.row_bytes, dtype=np.uint8)
     n = fill_rows(values, layout.formats, layout.empty, layout.text, layout.length, r.deals,
                   CARD_BYTES, buf)
@@ -137,23 +148,26 @@ def csv_bytes(r: ChunkResult) -> bytes:
 def csv_rows(r: ChunkResult) -> str:
     """The chunk's rows as CSV text without header, in Python a column at a time (the reference
     format; ``csv_bytes`` writes rows without analysis columns in one kernel call)."""
-    texts = [c.kind.texts(getattr(r, c.source)) for c in results_columns()]
+    texts = [c.kind.texts(source_values(r, c)) for c in results_columns(
+        challenge=chunk_challenge(r))]
     tails = [""] * len(r) if r.analysis is None else csv_fields(r.analysis)
     return "".join(",".join(fields) + tail + "\n" for *fields, tail in zip(*texts, tails))
 
 
-def parquet_schema(id_column: str, analysed: bool = False):
+def parquet_schema(id_column: str, analysed: bool = False, challenge: str | None = None):
     pa, _ = require_pyarrow()
-    return pa.schema([(c.name, c.kind.arrow_type(pa)) for c in results_columns(id_column)]
+    return pa.schema([(c.name, c.kind.arrow_type(pa))
+                      for c in results_columns(id_column, challenge)]
                      + (parquet_fields(pa) if analysed else []))
 
 
 def parquet_table(r: ChunkResult, id_column: str):
     pa, _ = require_pyarrow()
-    return pa.table([c.kind.arrow_array(pa, getattr(r, c.source))
-                     for c in results_columns(id_column)]
+    challenge = chunk_challenge(r)
+    return pa.table([c.kind.arrow_array(pa, source_values(r, c))
+                     for c in results_columns(id_column, challenge)]
                     + ([] if r.analysis is None else parquet_arrays(pa, r.analysis)),
-                    schema=parquet_schema(id_column, r.analysis is not None))
+                    schema=parquet_schema(id_column, r.analysis is not None, challenge))
 
 
 # --------------------------------------------------------------------------- atomic files
@@ -216,21 +230,22 @@ def write_part(path: str, r: ChunkResult, fmt: str, id_column: str) -> str:
 
 
 def assemble(out: str, parts: Iterable[bytes], fmt: str, id_column: str, analysed: bool = False,
-             check=None) -> None:
+             check=None, challenge: str | None = None) -> None:
     """Concatenate the chunk files' bytes ``parts``, in order, into ``out`` (streaming: one part
-    at a time); ``check(tmp)`` is called on the joined file before it replaces ``out``
-    (``write_atomic``)."""
+    at a time; the header or schema of ``COLUMNS`` with or without the analysis columns, or of
+    the ``challenge``'s table); ``check(tmp)`` is called on the joined file before it replaces
+    ``out`` (``write_atomic``)."""
     if fmt == "csv":
         def write(tmp):
             with open(tmp, "wb") as f:
-                f.write(csv_header(id_column, analysed).encode("ascii"))
+                f.write(csv_header(id_column, analysed, challenge).encode("ascii"))
                 for data in parts:
                     f.write(data)
     else:
         pa, pq = require_pyarrow()
 
         def write(tmp):
-            with pq.ParquetWriter(tmp, parquet_schema(id_column, analysed)) as w:
+            with pq.ParquetWriter(tmp, parquet_schema(id_column, analysed, challenge)) as w:
                 for data in parts:
                     w.write_table(pq.read_table(pa.BufferReader(data)))
     write_atomic(out, write, check)

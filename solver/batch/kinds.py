@@ -313,16 +313,16 @@ def lookup_table(names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     return word_table(names)
 
 
-
-
 @dataclass(frozen=True)
 class Names(Kind):
     """One of a few words, written from its code (its index in ``names``), an int8 in a block.
     With ``unknown_only`` (``reason``) an unknown deal has one of the words, a decided deal none
-    (code 0, whose name is empty); otherwise (``outcome``) every row has one."""
+    (code 0, whose name is empty); otherwise (``outcome``) every row has one. ``outcomes``: the
+    names of the table's outcome codes (its messages name a row's outcome)."""
 
     words: tuple[str, ...]
     unknown_only: bool = False
+    outcomes: tuple[str, ...] = OUTCOME_NAMES
     fmt = NAME
     arrow = "string"
     dtype = np.int8
@@ -358,7 +358,7 @@ class Names(Kind):
         code = self.codes
         if self.unknown_only and outcome != UNKNOWN:
             if value is not None:
-                raise BadRow(f"{name} {clip(value)} given for a deal {OUTCOME_NAMES[outcome]}")
+                raise BadRow(f"{name} {clip(value)} given for a deal {self.outcomes[outcome]}")
             return 0
         if value not in code:
             whose = " of an unknown deal" if self.unknown_only else ""

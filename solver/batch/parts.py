@@ -133,10 +133,13 @@ def check_manifest(plan: BatchPlan, old) -> None:
                          f"(manifest version {old['version']}, this one writes "
                          f"{MANIFEST_VERSION}); {start_again(plan)}")
     new = plan.manifest()
-    if ("analyse" in old) != ("analyse" in new):  # analysed and plain parts never mix
-        made = "with" if "analyse" in old else "without"
-        raise ValueError(f"cannot resume: the interrupted run was made {made} --analyse; "
-                         f"resume it {made} --analyse, or give --force to start again")
+    for key, option in (("analyse", "--analyse"), ("challenge", "--challenge")):
+        if (key in old) != (key in new):  # parts of two tables never mix
+            made = "with" if key in old else "without"
+            given = f" {old[key]}" if key == "challenge" and key in old else ""
+            raise ValueError(f"cannot resume: the interrupted run was made {made} "
+                             f"{option}{given}; resume it {made} {option}{given}, or give "
+                             f"--force to start again")
     diff = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
     if diff:
         raise ValueError("cannot resume: the interrupted run had different "
@@ -203,7 +206,7 @@ def save_chunk(plan: BatchPlan, r: ChunkResult, digest: str, want: Planned) -> d
     sha = write_part(plan.part(r.index, plan.fmt), r, plan.fmt, id_column)
     s = Summary(id_column)
     s.add(r.ids, lambda i: format_deal(r.deals[i]), r.outcome, r.moves, r.states, r.ns / NS_PER_MS,
-          r.reason, r.analysis)
+          r.reason, r.analysis, r.challenge)
     rec = {"index": r.index, "rows": len(r), "digest": digest, "sha256": sha,
            "summary": s.state()}
     write_text_atomic(plan.part(r.index, "json"), json.dumps(rec))
@@ -231,7 +234,8 @@ def join_parts(plan: BatchPlan, planned: list[Planned], done: dict[int, dict],
 
     try:
         assemble(plan.out, parts(), plan.fmt, plan.source.id_column, plan.analyse,
-                 check=lambda tmp: check_output(plan, tmp, planned))
+                 check=lambda tmp: check_output(plan, tmp, planned),
+                 challenge=plan.challenge_kind)
     except PartDamaged:
         damaged = []
         for want in planned:
@@ -254,10 +258,12 @@ def check_output(plan: BatchPlan, tmp: str, planned: list[Planned]) -> None:
     """Refuse (``BatchFailed``) a joined file that is not the plan's rows in order."""
     id_column = plan.source.id_column
     if plan.fmt == "csv":
-        problem = csv_output_problem(tmp, csv_header(id_column, plan.analyse), planned)
+        problem = csv_output_problem(tmp, csv_header(id_column, plan.analyse,
+                                                     plan.challenge_kind), planned)
     else:
-        problem = parquet_output_problem(tmp, parquet_schema(id_column, plan.analyse), id_column,
-                                         planned)
+        problem = parquet_output_problem(tmp, parquet_schema(id_column, plan.analyse,
+                                                             plan.challenge_kind),
+                                         id_column, planned)
     if problem is not None:
         raise BatchFailed(f"the joined results do not match the input ({problem}), so "
                           f"{plan.out} was not written; the scored deals are kept in "

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 
 from solver.batch.analysis import ANALYSE_CHUNK, DEFAULT_PLAYOUTS, check_playouts
+from solver.batch.challenge import CHALLENGE_CHUNK, Challenge
 from solver.batch.cluster import SchedulerLost
 from solver.batch.io import check_writable, output_format, require_pyarrow
 from solver.batch.sources import LineSource, SeedSource
@@ -76,19 +77,29 @@ class BatchPlan:
     deals: int | None = None
     """How many deals the input holds, when that is known before it is read (seeds; a regular
     deal file, counted by the check of every line); ``None`` for a stream."""
+    challenge: Challenge | None = None
+    """The challenge answered instead of the winnability (``--challenge``), or None."""
+
+    @property
+    def challenge_kind(self) -> str | None:
+        """The challenge whose table the results are written in (None: ``COLUMNS``)."""
+        return None if self.challenge is None else self.challenge.kind
 
     @property
     def parts_dir(self) -> str:
         return self.out + PARTS_SUFFIX
 
     def manifest(self) -> dict:
-        """The run's settings; ``analyse`` (the playouts per deal) only in an analysed run's, so
-        a plain run's manifest is what it was before ``--analyse`` existed."""
+        """The run's settings; ``analyse`` (the playouts per deal) only in an analysed run's,
+        ``challenge`` and ``rank`` only in a challenge's, so a plain run's manifest is what it
+        was before ``--analyse`` and ``--challenge`` existed."""
         d = {"version": MANIFEST_VERSION, "source": self.source.describe(),
              "rules": self.rules.to_dict(), "format": self.fmt, "optimal": self.optimal,
              "max_states": self.max_states, "timeout": self.timeout, "chunk": self.chunk}
         if self.analyse:
             d["analyse"] = {"playouts": self.playouts}
+        if self.challenge is not None:
+            d.update(self.challenge.manifest())
         return d
 
     def part(self, index: int, ext: str) -> str:
@@ -97,7 +108,7 @@ class BatchPlan:
     def task(self, index: int, payload) -> ChunkTask:
         common = dict(index=index, rules=self.rules, optimal=self.optimal,
                       max_states=self.max_states, timeout=self.timeout, analyse=self.analyse,
-                      playouts=self.playouts)
+                      playouts=self.playouts, challenge=self.challenge)
         if isinstance(self.source, SeedSource):
             return ChunkTask(seeds=payload, **common)
         return ChunkTask(lines=payload, **common)
@@ -106,17 +117,21 @@ class BatchPlan:
 def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
                optimal: bool = False, max_states: int = 0, timeout: float | None = None,
                chunk: int | None = None, force: bool = False, analyse: bool = False,
-               playouts: int | None = None) -> BatchPlan:
+               playouts: int | None = None, challenge: Challenge | None = None) -> BatchPlan:
     """Check the settings of a run before any work. Raises ``ValueError`` naming the option.
 
     ``out`` must be a new file (or, with ``force``, an existing regular file to replace, or the
     output of an interrupted run) in a directory where files can be written; its suffix gives
     the format unless ``fmt`` does (``solver.batch.io.output_format``). ``analyse`` adds the
     analysis columns with ``playouts`` playouts per won deal (default ``DEFAULT_PLAYOUTS``;
-    ``playouts`` without ``analyse`` is refused).
+    ``playouts`` without ``analyse`` is refused). ``challenge`` answers that challenge for each
+    deal instead (``solver.batch.challenge``; refused with ``optimal``, ``analyse`` or
+    ``playouts``: its table has columns of its own, and its lines are the fewest moves already).
     """
     if not isinstance(source, (SeedSource, LineSource)):
         raise ValueError("source must be a SeedSource or a LineSource")
+    if challenge is not None:
+        check_alone(challenge, optimal=optimal, analyse=analyse, playouts=playouts)
     deals = source.check() if isinstance(source, LineSource) else source.total()
     check_output(out, force)
     fmt = output_format(out, fmt)
@@ -124,17 +139,30 @@ def plan_batch(source, out: str, rules: Rules = Rules(), fmt: str | None = None,
         require_pyarrow()
     if isinstance(max_states, bool) or not 0 <= max_states <= MAX_STATES:
         raise ValueError(f"--max-states must be 0 (no limit) .. 2**63-1, not {clip(max_states)}")
-    if timeout is not None and not optimal:
-        raise ValueError("--timeout applies to --optimal only (winnability has --max-states)")
+    if timeout is not None and not optimal and challenge is None:
+        raise ValueError("--timeout applies to --optimal and --challenge only (winnability has "
+                         "--max-states)")
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"--timeout must be a positive, finite number of seconds, not {timeout}")
     playouts = check_playouts(playouts, analyse)
     chunk = chunk or min(OPTIMAL_CHUNK if optimal else WINNABLE_CHUNK,
-                         ANALYSE_CHUNK if analyse else WINNABLE_CHUNK)
+                         ANALYSE_CHUNK if analyse else WINNABLE_CHUNK,
+                         CHALLENGE_CHUNK if challenge is not None else WINNABLE_CHUNK)
     if chunk <= 0:
         raise ValueError(f"--chunk must be positive, not {chunk}")
     return BatchPlan(source, out, rules, fmt, optimal, max_states, timeout, chunk, bool(analyse),
-                     playouts, deals)
+                     playouts, deals, challenge)
+
+
+def check_alone(challenge: Challenge, **options) -> None:
+    """Refuse an option given with ``--challenge`` (``options``: each one's value, None or
+    False when not given): a challenge's results are a table of their own, whose lines are the
+    fewest moves already."""
+    given = [name for name, value in options.items() if value not in (None, False)]
+    if given:
+        raise ValueError(f"--challenge does not combine with --{given[0]}: a challenge's "
+                         f"results have columns of their own (its best line in the fewest "
+                         f"moves), not the winnability's")
 
 
 def check_output(out: str, force: bool = False) -> None:

@@ -22,6 +22,14 @@ def check_plot_path(path: str) -> None:
         raise ValueError(f"--plot {path}: name an image file ({', '.join(IMAGE_SUFFIXES)})")
 
 
+def check_plottable(summary: dict) -> None:
+    """Refuse (``ValueError``) a summary with no panel to draw: a challenge's (its distribution
+    is in the text summary)."""
+    if "challenge" in summary:
+        raise ValueError("--plot draws the panels of a winnability file; a challenge's file has "
+                         "none (its histogram is in the summary printed without --plot)")
+
+
 def require_matplotlib():
     """``matplotlib.pyplot`` on the non-interactive Agg backend, or a ``ValueError`` saying how to
     install it."""

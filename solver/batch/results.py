@@ -18,7 +18,7 @@ import numpy as np
 
 from solver.batch.analysis import ANALYSIS_COLUMNS, NO_VALUE, BadRow, check_fields, columns_of
 from solver.batch.columns import ID_COLUMNS, Column, RowCheck, block_of, present_columns, \
-    results_columns
+    results_columns, table_challenge
 from solver.batch.io import PARQUET_MAGIC, content_format, parquet_schema, require_pyarrow, \
     results_format
 from solver.batch.quick import NEWLINE, csv_block, parquet_block
@@ -33,7 +33,9 @@ def read_results(path: str, fmt: str | None = None, block: int = 65536) -> tuple
     under its key (``solver.batch.columns.COLUMNS``): numpy columns ``ids``, ``outcome``
     (codes), ``moves`` (-1 for none), ``states``, ``ms``, ``reason`` (codes, or None for a file
     without that column), the list ``deal``; and ``analysis`` (the analysis columns,
-    ``solver.batch.analysis.AnalysisColumns``, or None for a file without them).
+    ``solver.batch.analysis.AnalysisColumns``, or None for a file without them). A challenge's
+    file (``CHALLENGE_TABLES``) gives its value (under ``max_score`` or ``max_removed``, -1 for
+    none) and ``clears`` (codes) too (``solver.batch.challenge.block_challenge``).
 
     Every row is checked: a field that is not of its column's type, fields that contradict each
     other (``winnable`` against ``outcome``, moves of a deal not won, the analysis columns against
@@ -128,10 +130,13 @@ def _open_csv(path: str, f, block: int):
 
 
 def _check_columns(path: str, names) -> str:
+    """The id column of a results table with these column ``names``: those of ``COLUMNS`` (the
+    analysis columns with them, all or none) or of a challenge's table (``table_challenge``)."""
     ids = [c for c in ID_COLUMNS if c in names]
-    after = results_columns()[1:]
+    challenge = table_challenge(names)
+    after = results_columns(challenge=challenge)[1:]
     missing = [c.name for c in after if c.name not in names and not c.optional]
-    known = {c.name for c in after} | set(ids) | set(ANALYSIS_COLUMNS)
+    known = {c.name for c in after} | set(ids) | (set() if challenge else set(ANALYSIS_COLUMNS))
     if len(ids) != 1 or missing or len(set(names)) != len(names) or not set(names) <= known:
         raise ValueError(f"{path} is not a batch results file (expected the columns "
                          f"{' or '.join(ID_COLUMNS)}, {', '.join(c.name for c in after)})")
@@ -147,7 +152,7 @@ def _check_types(path: str, schema, id_column: str) -> None:
     (``solver.batch.io.parquet_schema``): a whole number of any width, a bool, a float, a string
     (or large string); a column of nulls only (type null) is left to the row checks."""
     pa, _ = require_pyarrow()
-    expected = parquet_schema(id_column, analysed(schema.names))
+    expected = parquet_schema(id_column, analysed(schema.names), table_challenge(schema.names))
     kinds = (pa.types.is_integer, pa.types.is_boolean, pa.types.is_floating,
              lambda t: pa.types.is_string(t) or pa.types.is_large_string(t))
     for field in schema:

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 
+from solver.batch.challenge import block_challenge, challenge_facts
 from solver.batch.cluster import run_dask
 from solver.batch.parts import (Notice, drop_part, join_parts, lock_parts, open_parts,
                                 save_chunk)
@@ -215,6 +216,7 @@ def _run_locked(plan: BatchPlan, jobs: int, resume: bool, progress: bool | None,
     d["run"] = {"out": plan.out, "format": plan.fmt, "rules": plan.rules.to_dict(),
                 "optimal": plan.optimal, "max_states": plan.max_states, "timeout": plan.timeout,
                 "analyse": plan.analyse, "playouts": plan.playouts if plan.analyse else None,
+                **challenge_facts(plan.challenge),
                 "executor": scoring.executor, "resumed_deals": deals - scored,
                 "scored_deals": scored,
                 "wall_seconds": wall, "deals_per_second": scored / wall if wall > 0 else 0.0}
@@ -303,5 +305,5 @@ def summarise_file(path: str, fmt: str | None = None) -> dict:
     summary = Summary(id_column)
     for b in blocks:
         summary.add(b["ids"], b["deal"].__getitem__, b["outcome"], b["moves"], b["states"],
-                    b["ms"], b["reason"], b["analysis"])
+                    b["ms"], b["reason"], b["analysis"], block_challenge(b))
     return summary.to_dict()

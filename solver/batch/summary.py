@@ -1,6 +1,8 @@
 """The summary of a batch: outcome counts, win rate with its Wilson interval, the histogram of
-minimum moves and the slowest deals. Built chunk by chunk (constant memory) and mergeable, so a
-resumed run and ``pyramid stats`` give the same figures as the run that wrote the file.
+minimum moves and the slowest deals (for a challenge's results, the challenge's part,
+``solver.batch.challenge_summary``, in place of the win rate and minimum moves). Built chunk by
+chunk (constant memory) and mergeable, so a resumed run and ``pyramid stats`` give the same
+figures as the run that wrote the file.
 
 Times are kept as whole nanoseconds (the results file holds every row's ``ms`` to the nanosecond),
 so the totals do not depend on how the rows were cut into blocks: ``pyramid batch --json`` and
@@ -13,7 +15,9 @@ from collections import Counter
 import numpy as np
 
 from solver.batch.analysis import AnalysisColumns
-from solver.batch.analysis_summary import AnalysisSummary, analysis_text
+from solver.batch.analysis_summary import AnalysisSummary, analysis_text, count_values
+from solver.batch.challenge import CHALLENGE_OUTCOMES, ChallengeColumns
+from solver.batch.challenge_summary import ChallengeSummary, challenge_text
 from solver.pyramid.model.outcome import REASONS
 from solver.core.stats import fmt_p, text_histogram, wilson
 
@@ -42,12 +46,16 @@ def exact_sum(values) -> int:
 
 
 class Summary:
-    """Running totals over the rows of a results table; ``to_dict`` is the JSON summary."""
+    """Running totals over the rows of a results table; ``to_dict`` is the JSON summary. The
+    rows of a challenge's table (their challenge columns given to ``add``) make a challenge's
+    summary: its own outcome names, its ``challenge`` part instead of the win rate and the
+    minimum moves."""
 
     def __init__(self, id_column: str = "seed", top: int = SLOWEST) -> None:
         self.id_column = id_column
         self.top = top
-        self.outcomes = Counter({name: 0 for name in OUTCOME_NAMES})
+        self.outcomes = Counter()
+        """rows per outcome name"""
         self.reasons = Counter()
         self.moves = Counter()
         self.states_total = 0
@@ -56,24 +64,38 @@ class Summary:
         self.slowest: list[dict] = []
         self.analysis: AnalysisSummary | None = None
         """The analysis columns' totals (``pyramid batch --analyse``); None without them."""
+        self.challenge: ChallengeSummary | None = None
+        """A challenge's totals (``pyramid batch --challenge``); None for other rows."""
 
     @property
     def deals(self) -> int:
         return sum(self.outcomes.values())
 
+    @property
+    def outcome_names(self) -> tuple[str, ...]:
+        """The names of the rows' outcome codes."""
+        return OUTCOME_NAMES if self.challenge is None else CHALLENGE_OUTCOMES
+
     def add(self, ids, deal_text, outcome, moves, states, ms, reason=None,
-            analysis: AnalysisColumns | None = None) -> None:
+            analysis: AnalysisColumns | None = None,
+            challenge: ChallengeColumns | None = None) -> None:
         """Add a block of rows: numpy columns, ``deal_text(i)`` giving row i's deal text;
         ``moves`` < 0 for none; ``reason``: codes of ``REASON_NAMES`` (None: not known);
-        ``analysis``: the block's analysis columns (None: not analysed)."""
+        ``analysis``: the block's analysis columns (None: not analysed); ``challenge``: the
+        challenge columns of a challenge's rows (then ``moves`` are its best lines')."""
         outcome = np.asarray(outcome)
         if analysis is not None:
             if self.analysis is None:
                 self.analysis = AnalysisSummary()
             self.analysis.add(outcome, moves, analysis)
+        if challenge is not None:
+            if self.challenge is None:
+                self.challenge = ChallengeSummary(challenge.kind)
+            self.challenge.add(outcome, moves, challenge)
         if len(outcome) == 0:
             return
-        for code, name in enumerate(OUTCOME_NAMES):
+        names = self.outcome_names
+        for code, name in enumerate(names):
             self.outcomes[name] += int(np.count_nonzero(outcome == code))
         if reason is not None:
             reason = np.asarray(reason)
@@ -81,10 +103,9 @@ class Summary:
                 n = int(np.count_nonzero(reason == code))
                 if n:
                     self.reasons[name] += n
-        moves = np.asarray(moves)
-        vals, counts = np.unique(moves[moves >= 0], return_counts=True)
-        for v, c in zip(vals.tolist(), counts.tolist()):
-            self.moves[v] += c
+        if challenge is None:
+            moves = np.asarray(moves)
+            count_values(self.moves, moves[moves >= 0])
         states = np.asarray(states)
         self.states_total += exact_sum(states)
         self.states_max = max(self.states_max, int(states.max()))
@@ -93,7 +114,7 @@ class Summary:
         k = min(self.top, len(ms))
         for i in np.argsort(-ms, kind="stable")[:k].tolist():
             row = {self.id_column: int(ids[i]), "ms": float(ms[i]), "states": int(states[i]),
-                   "outcome": OUTCOME_NAMES[outcome[i]]}
+                   "outcome": names[outcome[i]]}
             if reason is not None and reason[i]:
                 row["reason"] = REASON_NAMES[reason[i]]
             row["deal"] = deal_text(i)
@@ -117,6 +138,10 @@ class Summary:
             if self.analysis is None:
                 self.analysis = AnalysisSummary()
             self.analysis.merge(other.analysis)
+        if other.challenge is not None:
+            if self.challenge is None:
+                self.challenge = ChallengeSummary(other.challenge.kind)
+            self.challenge.merge(other.challenge)
 
     def state(self) -> dict:
         """Everything needed to rebuild this summary (stored beside each chunk of a run)."""
@@ -127,6 +152,8 @@ class Summary:
              "ns_total": self.ns_total, "slowest": self.slowest}
         if self.analysis is not None:
             d["analysis"] = self.analysis.state()
+        if self.challenge is not None:
+            d["challenge"] = self.challenge.state()
         return d
 
     @classmethod
@@ -140,10 +167,20 @@ class Summary:
         s._trim()
         if "analysis" in d:
             s.analysis = AnalysisSummary.from_state(d["analysis"])
+        if "challenge" in d:
+            s.challenge = ChallengeSummary.from_state(d["challenge"])
         return s
 
     def to_dict(self) -> dict:
+        """The JSON summary (docs/json.md); a challenge's has its ``challenge`` part instead of
+        ``win_rate``, ``moves`` and ``moves_histogram``."""
         n = self.deals
+        if self.challenge is not None:
+            return {"deals": n,
+                    "outcomes": {name: self.outcomes[name] for name in ("reached", "best",
+                                                                        "unknown")},
+                    "unknown_reasons": self.unknown_reasons(),
+                    "challenge": self.challenge.to_dict(), **self.search_figures()}
         won, lost = self.outcomes["won"], self.outcomes["lost"]
         hist = dict(sorted(self.moves.items()))
         solved = sum(hist.values())
@@ -155,20 +192,28 @@ class Summary:
         d = {
             "deals": n,
             "outcomes": {name: self.outcomes[name] for name in ("won", "lost", "unknown")},
-            "unknown_reasons": {name: self.reasons[name] for name in REASONS
-                                if self.reasons[name]},
+            "unknown_reasons": self.unknown_reasons(),
             "win_rate": wilson(won, won + lost),
             "moves": moves,
             "moves_histogram": {str(k): v for k, v in hist.items()},
-            "states": {"total": self.states_total, "mean": self.states_total / n if n else None,
-                       "max": self.states_max},
-            "ms": {"total": self.ns_total / NS_PER_MS,
-                   "mean": self.ns_total / NS_PER_MS / n if n else None},
-            "slowest": self.slowest,
+            **self.search_figures(),
         }
         if self.analysis is not None:
             d["analysis"] = self.analysis.to_dict()
         return d
+
+    def unknown_reasons(self) -> dict:
+        return {name: self.reasons[name] for name in REASONS if self.reasons[name]}
+
+    def search_figures(self) -> dict:
+        """The ``states``, ``ms`` and ``slowest`` of the JSON summary."""
+        n = self.deals
+        return {"states": {"total": self.states_total,
+                           "mean": self.states_total / n if n else None,
+                           "max": self.states_max},
+                "ms": {"total": self.ns_total / NS_PER_MS,
+                       "mean": self.ns_total / NS_PER_MS / n if n else None},
+                "slowest": self.slowest}
 
 
 def _median(hist: dict[int, int]) -> float:
@@ -186,15 +231,17 @@ def _median(hist: dict[int, int]) -> float:
 def summary_text(d: dict) -> str:
     """The human summary of ``Summary.to_dict()`` output."""
     o = d["outcomes"]
-    wr = d["win_rate"]
     why = ", ".join(f"{name} {n}" for name, n in d["unknown_reasons"].items())
-    lines = [f"Deals: {d['deals']}   won {o['won']}   lost {o['lost']}   unknown {o['unknown']}"
+    lines = [f"Deals: {d['deals']}   " + "   ".join(f"{name} {n}" for name, n in o.items())
              + (f"  (a limit was hit: {why or 'not recorded'})" if o["unknown"] else "")]
-    if wr["n"]:
+    wr = d.get("win_rate")
+    if "challenge" in d:
+        lines.append(challenge_text(d["challenge"]))
+    elif wr["n"]:
         lines.append(f"Win rate: {fmt_p(wr)} (95% Wilson interval over {wr['n']} decided deals)")
     else:
         lines.append("Win rate: no decided deal")
-    if d["moves"]:
+    if d.get("moves"):
         m = d["moves"]
         lines.append(f"Minimum moves over {m['n']} won deals: mean {m['mean']:.2f}, median "
                      f"{m['median']:g}, min {m['min']}, max {m['max']}")

@@ -24,7 +24,12 @@ Times are search times only: the first time a thread needs a workspace (``worksp
 kernel the timed searches call and touches the fresh memory, before any deal is timed. This
 holds in pool processes and in each thread of a Dask worker alike.
 
-Memory. A deal whose minimum-move search runs out of memory (``MemoryError``, numpy's
+Challenges (``--challenge``, ``solver.batch.challenge``): one ``score_challenge`` or
+``card_challenge`` call per deal, timed with ``time.perf_counter_ns`` around it, each in new
+search arrays (``challenge_workspace``: a reused one would make the positions counted depend on
+the deals before), after a warm-up per thread as for the other searches.
+
+Memory. A deal whose minimum-move search or challenge runs out of memory (``MemoryError``, numpy's
 ``_ArrayMemoryError`` included) is ``unknown``; its workspace is dropped and the next deal starts
 with a fresh, small one, so a chunk always finishes and a resumed run never fails again on it.
 """
@@ -39,6 +44,8 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.batch.analysis import DEFAULT_PLAYOUTS, AnalysisColumns, analyse_chunk
+from solver.batch.challenge import CHALLENGE_OUTCOMES, NO_FLAG, NO_VALUE, Challenge, \
+    ChallengeColumns, ask_challenge
 from solver.batch.summary import NO_MOVES, REASON_NAMES
 from solver.pyramid.winnable.chunk import IN_KERNEL_CLOCK, decide_deal_chunk, decide_timed
 from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds
@@ -57,7 +64,8 @@ WARM_UP_STATES = 1000
 @dataclass(frozen=True)
 class ChunkTask:
     """One chunk of a batch: ``seeds`` (first, stop) or ``lines`` [(line number, text)];
-    ``analyse``: add the analysis columns, with ``playouts`` playouts per won deal."""
+    ``analyse``: add the analysis columns, with ``playouts`` playouts per won deal;
+    ``challenge``: answer that challenge instead of the winnability."""
 
     index: int
     rules: Rules
@@ -68,6 +76,7 @@ class ChunkTask:
     lines: tuple = ()
     analyse: bool = False
     playouts: int = DEFAULT_PLAYOUTS
+    challenge: Challenge | None = None
 
 
 @dataclass
@@ -78,7 +87,9 @@ class ChunkResult:
     outcome: ``Outcome`` values; moves: minimum moves or ``NO_MOVES``; states: positions
     expanded; ns: wall time of the deal's search in nanoseconds; reason: codes of
     ``REASON_NAMES``, the limit that left a deal unknown (0 for a decided deal); analysis: the
-    analysis columns (``--analyse``), else None.
+    analysis columns (``--analyse``), else None; challenge: a challenge's own columns
+    (``--challenge``: then ``outcome`` holds ``CHALLENGE_OUTCOMES`` codes and ``moves`` the
+    fewest moves of the best line), else None.
     """
 
     index: int
@@ -90,6 +101,7 @@ class ChunkResult:
     ns: np.ndarray
     reason: np.ndarray
     analysis: AnalysisColumns | None = None
+    challenge: ChallengeColumns | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -130,6 +142,9 @@ def workspace_for(rules: Rules) -> Workspace:
 
 OPTIMAL_KEY = "optimal"
 PARTIAL_KEY = "partial"
+CHALLENGE_KEY = "challenge"
+WARM_UP_CHALLENGE_STATES = 20_000
+"""State cap of the challenge warm-up (a few milliseconds)."""
 
 
 def optimal_workspace(rules: Rules):
@@ -146,12 +161,12 @@ def optimal_workspace(rules: Rules):
 
 
 def partial_workspace(rules: Rules):
-    """This thread's best-partial search arrays (``solver.pyramid.analysis.partial.PartialWorkspace``)
+    """This thread's best-partial search arrays (``solver.pyramid.challenge.search.Workspace``)
     for ``rules`` (that module's own reused workspace is one per process, which two threads of
     a Dask worker must not share)."""
-    from solver.pyramid.analysis.partial import PartialWorkspace
+    from solver.pyramid.challenge.search import Workspace
 
-    return _per_thread((PARTIAL_KEY, rules), lambda: PartialWorkspace.create(rules))
+    return _per_thread((PARTIAL_KEY, rules), lambda: Workspace.create(rules))
 
 
 def _drop_optimal_workspace() -> None:
@@ -209,37 +224,92 @@ def _winnability(deals: np.ndarray, rules: Rules, max_states: int, ws: Workspace
             outcome[k], states[k] = one_outcome[0], one_states[0]
 
 
+def _each_deal(deals: np.ndarray, solve, workspace, drop) -> tuple[Scored, list]:
+    """Each deal's answer ``solve(deal, ws)``, timed (``ws = workspace()`` is fetched before the
+    clock starts: a new one is warmed up first): the ``Scored`` columns with ``ns`` filled, every
+    deal unknown and no moves (the callers fill in the answers), and the answers. A deal whose
+    search runs out of memory (its arrays did not fit) stays unknown, reason ``memory``, its
+    answer None; ``drop()`` forgets the workspace, and the next deal starts with a fresh one."""
+    n = len(deals)
+    scored = Scored(np.full(n, int(Outcome.UNKNOWN), dtype=np.int8),
+                    np.full(n, NO_MOVES, dtype=np.int16), np.zeros(n, dtype=np.int64),
+                    np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int8))
+    answers = []
+    for k in range(n):
+        ws = workspace()
+        t0 = time.perf_counter_ns()
+        try:
+            answers.append(solve(deals[k], ws))
+        except MemoryError:
+            ws = None  # (its arrays go before the next deal's are made)
+            drop()
+            answers.append(None)
+            scored.reason[k] = REASON_NAMES.index(REASON_MEMORY)
+        scored.ns[k] = time.perf_counter_ns() - t0
+    return scored, answers
+
+
 def _optimal(deals: np.ndarray, rules: Rules, max_states: int,
              timeout: float | None) -> Scored:
     from solver.pyramid.optimal.api import solve_optimal
 
-    n = len(deals)
-    outcome = np.zeros(n, dtype=np.int8)
-    moves = np.full(n, NO_MOVES, dtype=np.int16)
-    states = np.zeros(n, dtype=np.int64)
-    ns = np.zeros(n, dtype=np.int64)
-    reason = np.zeros(n, dtype=np.int8)
-    for k in range(n):
-        ws = optimal_workspace(rules)
-        t0 = time.perf_counter_ns()
-        try:
-            r = solve_optimal(deals[k], rules, max_states=max_states, timeout=timeout,
-                              workspace=ws)
-        except MemoryError:  # the search's arrays did not fit: this deal is unknown
-            ns[k] = time.perf_counter_ns() - t0
-            del ws
-            _drop_optimal_workspace()
-            outcome[k] = int(Outcome.UNKNOWN)
-            reason[k] = REASON_NAMES.index(REASON_MEMORY)
+    scored, answers = _each_deal(
+        deals, lambda deal, ws: solve_optimal(deal, rules, max_states=max_states,
+                                              timeout=timeout, workspace=ws),
+        lambda: optimal_workspace(rules), _drop_optimal_workspace)
+    for k, r in enumerate(answers):
+        if r is None:
             continue
-        ns[k] = time.perf_counter_ns() - t0
-        outcome[k] = int(r.outcome)
-        states[k] = r.states
+        scored.outcome[k] = int(r.outcome)
+        scored.states[k] = r.states
         if r.outcome == Outcome.WON:
-            moves[k] = r.moves
+            scored.moves[k] = r.moves
         elif r.outcome == Outcome.UNKNOWN:
-            reason[k] = REASON_NAMES.index(r.reason)
-    return Scored(outcome, moves, states, ns, reason)
+            scored.reason[k] = REASON_NAMES.index(r.reason)
+    return scored
+
+
+def challenge_workspace(rules: Rules, challenge: Challenge):
+    """New challenge search arrays (``solver.pyramid.challenge.search.Workspace``) for ``rules``:
+    one per deal (0.2 ms), because the size a searched free-stock memo grew to changes how many
+    positions the next search tests (not its answer), so that a row's ``states``, and its
+    outcome under ``--max-states``, are the deal's alone, whatever the worker ran before it. The
+    first time a thread asks, every objective-search kernel is loaded and a throw-away challenge
+    of ``WARM_UP_SEED`` (capped at ``WARM_UP_CHALLENGE_STATES``) is run first."""
+    from solver.pyramid.challenge.search import Workspace, load_kernels
+
+    def warm_up() -> bool:
+        load_kernels()
+        ask_challenge(challenge, deal_from_seed(WARM_UP_SEED), rules,
+                      max_states=WARM_UP_CHALLENGE_STATES, workspace=Workspace.create(rules))
+        return True
+
+    _per_thread((CHALLENGE_KEY, rules), warm_up)
+    return Workspace.create(rules)
+
+
+def _challenge(deals: np.ndarray, rules: Rules, challenge: Challenge, max_states: int,
+               timeout: float | None) -> tuple[Scored, ChallengeColumns]:
+    """Each deal's challenge (``ask_challenge``): the search columns (``outcome`` in
+    ``CHALLENGE_OUTCOMES`` codes, ``moves`` those of the best line) and the challenge's own."""
+    scored, answers = _each_deal(
+        deals, lambda deal, ws: ask_challenge(challenge, deal, rules, max_states=max_states,
+                                              timeout=timeout, workspace=ws),
+        lambda: challenge_workspace(rules, challenge), lambda: None)
+    value = np.full(len(deals), NO_VALUE, dtype=np.int16)
+    clears = np.full(len(deals), NO_FLAG, dtype=np.int8)
+    for k, r in enumerate(answers):
+        if r is None:
+            continue
+        scored.outcome[k] = CHALLENGE_OUTCOMES.index(r.outcome)
+        scored.states[k] = r.states
+        if r.reason is not None:
+            scored.reason[k] = REASON_NAMES.index(r.reason)
+            continue
+        value[k] = r.best.value
+        scored.moves[k] = r.best.moves
+        clears[k] = int(r.best.clears_pyramid)
+    return scored, ChallengeColumns(challenge.kind, value, clears)
 
 
 def solve_chunk(task: ChunkTask) -> ChunkResult:
@@ -250,7 +320,11 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
         deals = deals_from_seeds(ids)  # one kernel call for the chunk
     else:
         ids, deals = parse_lines(task.lines)
-    if task.optimal:
+    challenge = None
+    if task.challenge is not None:
+        scored, challenge = _challenge(deals, task.rules, task.challenge, task.max_states,
+                                       task.timeout)
+    elif task.optimal:
         scored = _optimal(deals, task.rules, task.max_states, task.timeout)
     else:
         scored = _chunk_winnability(deals, task.rules, task.max_states,
@@ -260,5 +334,6 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
         analysis = analyse_chunk(ids, deals, scored.outcome, task.rules, task.playouts,
                                  task.max_states, task.timeout, partial_workspace(task.rules))
     return ChunkResult(task.index, ids, deals.astype(np.int8, copy=False), scored.outcome,
-                       scored.moves, scored.states, scored.ns, scored.reason, analysis)
+                       scored.moves, scored.states, scored.ns, scored.reason, analysis,
+                       challenge)
 

@@ -95,3 +95,55 @@ def fmt_p(d: dict, digits: int = 4) -> str:
 def fmt_mean(d: dict, digits: int = 3) -> str:
     """``mean [lo, hi]`` of a mean_ci dict for text reports; ``n/a`` when n = 0."""
     return fmt_interval(d["mean"], d["lo"], d["hi"], digits)
+
+
+def quantile(values, counts, q: float) -> float | None:
+    """The ``q`` quantile (0..1) of the sorted distinct ``values`` held ``counts`` times each,
+    interpolated linearly between the order statistics around ``(n - 1) * q`` (numpy's default
+    method, so the median of an even count is the mean of the middle two); None for no value."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    if n == 0:
+        return None
+    at = (n - 1) * q
+    below = int(math.floor(at))
+    low = order_statistic(values, counts, below + 1)
+    if below + 1 >= n:
+        return float(low)
+    return float(low + (at - below) * (order_statistic(values, counts, below + 2) - low))
+
+
+def order_statistic(values, counts, k: int):
+    """The ``k``-th smallest (1-based) of the sorted distinct ``values`` held ``counts`` times
+    each."""
+    return values[int(np.searchsorted(np.cumsum(counts), k))]
+
+
+def median_ranks(n: int, level: float = 0.95) -> int | None:
+    """The rank ``k`` of the distribution-free interval ``[x(k), x(n + 1 - k)]`` of the median of
+    ``n`` values (order statistics, smallest first): the largest ``k`` whose interval covers the
+    median with probability at least ``level`` whatever the distribution, i.e. with
+    ``P(B <= k - 1) <= (1 - level) / 2`` for ``B`` binomial(n, 1/2). None when even ``[x(1),
+    x(n)]`` falls short (n < 6 at 95%)."""
+    if n <= 0:
+        return None
+    j = np.arange(1, n + 1, dtype=np.float64)
+    log_choose = np.concatenate(([0.0], np.cumsum(np.log(n - j + 1) - np.log(j))))
+    cdf = np.cumsum(np.exp(log_choose - n * math.log(2.0)))
+    k = int(np.searchsorted(cdf, (1 - level) / 2, side="right"))
+    return k if k >= 1 else None
+
+
+def median_ci(values, counts, level: float = 0.95) -> dict:
+    """The median of the sorted distinct ``values`` held ``counts`` times each, with its
+    distribution-free ``level`` interval from order statistics (``median_ranks``), as
+    ``{"median", "lo", "hi", "n"}``: the figures None when nothing was counted, ``lo`` and
+    ``hi`` None when no interval reaches the level."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    k = median_ranks(n, level)
+    lo = hi = None
+    if k is not None:
+        lo = order_statistic(values, counts, k)
+        hi = order_statistic(values, counts, n + 1 - k)
+    return {"median": quantile(values, counts, 0.5), "lo": lo, "hi": hi, "n": n}

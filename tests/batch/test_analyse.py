@@ -28,7 +28,7 @@ from solver.pyramid.analysis.playouts import playout_wins_many
 from solver.pyramid.analysis.reasons import REASON_KINDS, find_reason
 from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.model.outcome import Outcome
-from tests.batch.helpers import fail_after
+from tests.batch.helpers import assert_checked_alike, fail_after
 
 PLAYOUTS = 48
 """Playouts per won deal in these tests (the figures, not their precision, are tested)."""
@@ -370,29 +370,8 @@ def test_an_analysed_row_is_checked_alike_quick_and_row_by_row(tmp_path, outcome
     """Each value, put in the first row of its outcome, gives the same blocks or the same error
     (naming the line) through the quick check as through the csv module row by row."""
     lines, outcomes = analysed_file(tmp_path)
-    header = lines[0].rstrip("\n").split(",")
-    k = 1 + outcomes.index(outcome)
-    fields = lines[k].rstrip("\n").split(",")
-    fields[header.index(column)] = value
-    changed = lines[:k] + [",".join(fields) + "\n"] + lines[k + 1:]
-    plain, quoted = tmp_path / "p.csv", tmp_path / "q.csv"
-    plain.write_text("".join(changed))
-    first = changed[1].split(",", 1)
-    quoted.write_text(changed[0] + f'"{first[0]}",{first[1]}' + "".join(changed[2:]))
-
-    def result(path):
-        try:
-            _, bs = read_results(str(path))
-            return comparable(bs)
-        except ValueError as e:
-            return str(e).replace(path.name, "FILE")
-
-    got = result(plain)
-    assert got == result(quoted)
-    if error is None:
-        assert isinstance(got, list)
-    else:
-        assert isinstance(got, str) and f"FILE line {k + 1}: " in got and error in got, got
+    assert_checked_alike(tmp_path, lines, 1 + outcomes.index(outcome), column, value, error,
+                         comparable)
 
 
 def test_the_quick_check_reads_a_whole_analysed_file(tmp_path):

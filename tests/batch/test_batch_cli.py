@@ -15,6 +15,7 @@ from cli.main import cli
 from solver.pyramid.model.deals import deal_from_seed, format_deal
 from solver.pyramid.model.rules import Rules
 from solver.pyramid.winnable.solve import solve_winnable
+from tests.batch.helpers import one_line_error
 from tests.faults import interruptible
 
 
@@ -25,15 +26,6 @@ def run(*args, input=None):
 def rows(path, drop=("ms",)):
     with open(path, newline="") as f:
         return [{k: v for k, v in r.items() if k not in drop} for r in csv.DictReader(f)]
-
-
-def one_line_error(result, *words):
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    assert result.stdout == ""
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error:"), result.stderr
-    for w in words:
-        assert w in lines[0]
 
 
 def test_batch_text_summary_and_csv(tmp_path):

@@ -64,23 +64,24 @@ def test_check_names_the_losing_move_and_a_shortest_win_instead(seed, preset, mo
     assert text.exit_code == 1
     lines = text.stdout.splitlines()
     assert lines[0] == replay(deal, rules, steps).message()  # the first line as before
-    assert lines[1] == f"It stopped being winnable after move {move} ({losing['played']})."
-    assert lines[2] == (f"Move {move} could have been {losing['instead']}, which keeps it "
+    assert lines[1] == f"Score: {doc['score']:,} points."
+    assert lines[2] == f"It stopped being winnable after move {move} ({losing['played']})."
+    assert lines[3] == (f"Move {move} could have been {losing['instead']}, which keeps it "
                         f"winnable: {len(win)} moves win from there, this one included "
                         f"(the minimum):")
-    assert lines[3:] == describe_steps(deal, rules, win, before)
+    assert lines[4:] == describe_steps(deal, rules, win, before, scored=True)
 
 
 def test_check_says_when_the_deal_was_never_winnable():
     r = run("check", "--seed", str(NEVER_SEED), "--solution", "draw draw")
     assert r.exit_code == 1
     assert r.stdout.splitlines() == ["legal but not won: 2 moves, 28 pyramid cards left",
-                                     "It was never winnable."]
+                                     "Score: 0 points.", "It was never winnable."]
     doc = json.loads(run("check", "--seed", str(NEVER_SEED), "--solution", "draw",
                          "--json").stdout)
     assert doc["losing"] == {"status": "never_winnable", "move": None, "played": None,
                              "instead": None, "win_from_there": [], "moves_to_win": None,
-                             "optimal": False}
+                             "optimal": False, "win_scores": []}
 
 
 def test_check_on_a_prefix_of_a_shortest_win_says_it_can_still_be_won():
@@ -91,21 +92,22 @@ def test_check_on_a_prefix_of_a_shortest_win_says_it_can_still_be_won():
     r = run("check", "--seed", "1", "--solution", moves)
     assert r.exit_code == 1
     lines = r.stdout.splitlines()
-    assert lines[1] == (f"It can still be won: {len(win) - 5} more moves win from here "
+    assert lines[2] == (f"It can still be won: {len(win) - 5} more moves win from here "
                         f"(the minimum).")
-    rest = parse_solution(" ".join(line.split()[1] for line in lines[2:]))
+    rest = parse_solution(" ".join(line.split()[1] for line in lines[3:]))
     assert replay(deal, Rules(), parse_solution(moves) + rest).won
 
 
 def test_winning_and_illegal_moves_gain_nothing_but_a_null_losing():
     sol = json.loads(run("solve", "--seed", "1", "--json").stdout)["solution"]
     r = run("check", "--seed", "1", "--solution", " ".join(sol))
-    assert r.exit_code == 0 and r.stdout == f"won in {len(sol)} moves\n"
+    assert r.exit_code == 0 and r.stdout.splitlines()[0] == f"won in {len(sol)} moves"
     for moves, code in ((" ".join(sol), 0), ("draw Kd", 1)):
         r = run("check", "--seed", "1", "--solution", moves, "--json")
         assert r.exit_code == code and json.loads(r.stdout)["losing"] is None
     r = run("check", "--seed", "1", "--solution", "draw Kd")
-    assert r.stdout.splitlines() == [r.stdout.strip()] and "illegal" in r.stdout
+    assert r.stdout.splitlines() == ["step 2 is illegal: Kd is covered by 7h and 4h",
+                                     "Score: 0 points after move 1, the last legal one."]
 
 
 def test_an_unknown_answer_exits_3(monkeypatch):
@@ -116,6 +118,6 @@ def test_an_unknown_answer_exits_3(monkeypatch):
                         lambda *args, **kwargs: blunder.LosingMove(blunder.STATUS_UNKNOWN))
     r = run("check", "--seed", "1", "--solution", "draw")
     assert r.exit_code == 3
-    assert r.stdout.splitlines()[1].startswith("Where it stopped being winnable is unknown")
+    assert r.stdout.splitlines()[2].startswith("Where it stopped being winnable is unknown")
     r = run("check", "--seed", "1", "--solution", "draw", "--json")
     assert r.exit_code == 3 and json.loads(r.stdout)["losing"]["status"] == "unknown"

@@ -68,6 +68,32 @@ def plain_run_interrupted(tmp: Path, hold: ExitStack) -> list:
     return ["batch", "--seeds", "0:10", "--analyse", "--resume", "-q", "-o", tmp / "r.csv"]
 
 
+CHALLENGE_HEADER = "seed,deal,max_score,moves,clears_pyramid,states,ms,outcome,reason"
+"""The columns of a results file made with --challenge score."""
+
+
+def challenge_csv(*rows: str):
+    """A results file of --challenge score: a good row followed by ``rows`` (line 3 onwards)."""
+    good = f"0,{DEAL0},1290,40,true,17,0.012000,best,"
+    return lambda tmp: write(tmp, "c.csv", "\n".join((CHALLENGE_HEADER, good) + rows) + "\n")
+
+
+def cards_run_interrupted(tmp: Path, hold: ExitStack) -> list:
+    """The parts of an interrupted run of the aces' challenge, resumed with the kings'."""
+    from solver.batch.challenge import Challenge
+    from solver.batch.plan import plan_batch
+    from solver.batch.sources import SeedSource
+    from solver.pyramid.model.rules import PRESETS
+
+    parts = tmp / "r.csv.parts"
+    parts.mkdir()
+    manifest = plan_batch(SeedSource(0, 10), str(tmp / "r.csv"), PRESETS["msc"],
+                          challenge=Challenge("cards", 1)).manifest()
+    (parts / "manifest.json").write_text(json.dumps(manifest))
+    return ["batch", "--seeds", "0:10", "--challenge", "cards", "--rank", "K", "--resume", "-q",
+            "-o", tmp / "r.csv"]
+
+
 def write(tmp: Path, name: str, data: str | bytes) -> Path:
     p = tmp / name
     if isinstance(data, str):
@@ -223,6 +249,26 @@ CASES = [
     ("stats-analysed-columns-cut",
      stats_of(analysed_csv(header=ANALYSED_HEADER.rsplit(",", 1)[0])), INPUT,
      ("a.csv", "missing greedy_win_rate")),
+    # --challenge (issue 32 item 5)
+    ("challenge-cards-without-rank", batch_out("--seeds", "0:10", "--challenge", "cards"), INPUT,
+     ("--challenge cards", "--rank")),
+    ("challenge-rank-without-challenge", batch_out("--seeds", "0:10", "--rank", "A"), INPUT,
+     ("--rank", "--challenge cards only")),
+    ("challenge-bad-rank", batch_out("--seeds", "0:10", "--challenge", "cards", "--rank", "Z"),
+     INPUT, ("--rank", "'Z'")),
+    ("challenge-with-optimal", batch_out("--seeds", "0:10", "--challenge", "score", "--optimal"),
+     INPUT, ("--challenge", "--optimal")),
+    ("resume-kings-on-aces-parts", cards_run_interrupted, INPUT,
+     ("cannot resume", "different rank")),
+    ("stats-challenge-score-above-the-most",
+     stats_of(challenge_csv(f"1,{DEAL0},1300,40,true,5,0.1,best,")), INPUT,
+     ("c.csv line 3", "max_score 1300 is more than 1,290")),
+    ("stats-challenge-line-of-an-unknown-deal",
+     stats_of(challenge_csv(f"1,{DEAL0},,40,,5,0.1,unknown,states")), INPUT,
+     ("c.csv line 3", "moves 40 given for an unknown deal")),
+    ("stats-challenge-plot", lambda tmp, hold: ["stats", challenge_csv()(tmp), "--plot",
+                                                tmp / "c.png"], INPUT,
+     ("--plot", "a challenge's file has none")),
     # another run holds the output (item 3)
     ("output-in-use", lock_held, FAULT, ("another", "r.csv")),
     # stats (items 7, 8, 9)

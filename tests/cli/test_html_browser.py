@@ -28,6 +28,7 @@ from solver.pyramid.model.explain import describe_steps, explain_steps
 from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.model.replay import Position, parse_solution
 from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.scoring import score_of
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -159,6 +160,8 @@ def check_step(driver, pos: Position, removed: list[int], steps, k: int) -> None
     stock_top = pos.stock[-1:] if pos.rules.stock_top else []
     assert page["down"] == {format_card(c) for c in pos.stock} - {format_card(c) for c in stock_top}
     assert driver.find_element(By.ID, "counter").text == f"move {k} of {len(steps)}"
+    score = driver.find_element(By.CSS_SELECTOR, "#table .label.score").text
+    assert score == f"score {score_of(pos):,}", (k, score)
     if k:
         line = describe_steps(pos.deal, pos.rules, steps)[k - 1].split(". ", 1)[1]
         played = driver.find_element(By.ID, "played").text
@@ -248,6 +251,54 @@ def test_a_lost_deal_and_a_checked_line(browser, tmp_path):
     assert "loses the deal" in browser.find_element(By.ID, "upcoming").text
     assert browser.find_element(By.CSS_SELECTOR, "#moves li.lost").get_attribute(
         "data-move") == "2"
+
+
+def rank_label(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, "#table .label.score")[1].text
+
+
+def test_a_card_challenge_page_shows_its_line_and_the_line_that_clears_the_pyramid(browser,
+                                                                                    tmp_path):
+    """Both lines step through as the checker plays them, each with the score and the count
+    of fours gone; the buttons and ``#line=2&step=N`` choose the line."""
+    import json
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from solver.pyramid.model.rules import PRESETS
+    from solver.pyramid.model.scoring import rank_gone
+
+    args = ["challenge", "cards", "--seed", "201", "--rank", "4", "--count", "8",
+            "--recycles", "0"]  # 4 fours at most, 3 by the best line that clears the pyramid
+    page = tmp_path / "cards.html"
+    write_page(page, args)
+    doc = json.loads(CliRunner().invoke(cli, [*args, "--json"]).stdout)
+    deal, rules = deal_from_seed(201), PRESETS["msc"].with_options(recycles=0)
+    best = parse_solution(" ".join(doc["line"]))
+    clearing = parse_solution(" ".join(doc["clearing"]["line"]))
+    browser.get(page.as_uri())
+    buttons = browser.find_elements(By.CSS_SELECTOR, "#choose button")
+    assert [b.get_attribute("aria-pressed") for b in buttons] == ["true", "false"]
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    along = positions_along(deal, rules, best)
+    check_step(browser, *along[-1], best, len(best))
+    assert rank_label(browser) == "fours gone 4"
+    buttons[1].click()
+    assert [b.get_attribute("aria-pressed") for b in buttons] == ["false", "true"]
+    along = positions_along(deal, rules, clearing)
+    check_step(browser, *along[0], clearing, 0)
+    browser.get(page.as_uri() + "#line=2&step=20")
+    check_step(browser, *along[20], clearing, 20)
+    assert rank_label(browser) == f"fours gone {rank_gone(along[20][0], 4)}"
+    browser.find_element(By.ID, "next").click()
+    check_step(browser, *along[21], clearing, 21)
+    assert browser.execute_script("return location.hash") == "#line=2&step=21"
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    assert rank_label(browser) == "fours gone 3"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#moves li")) == len(clearing)
 
 
 FOLD = (1200, 900)

@@ -36,6 +36,7 @@ from solver.pyramid.analysis.reasons import find_reason
 from solver.pyramid.model.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
 from solver.pyramid.model.replay import Position, format_step, parse_solution
 from solver.pyramid.model.rules import PRESETS, Rules, find_rules
+from solver.pyramid.model.scoring import line_scores
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE_ENV = "PYRAMID_UPDATE_GOLDEN"
@@ -130,10 +131,13 @@ def test_dead_cards_are_those_the_rule_defines(preset):
 
 
 def check_positions(data: dict, deal, rules: Rules, steps) -> None:
-    """Every position of the data is the replay checker's after that many steps."""
+    """Every position of the data is the replay checker's after that many steps, its score the
+    replay scorer's running score from the deal's start (``line_scores``)."""
     pos = Position(deal, rules)
     removed: list[int] = []
     assert len(data["positions"]) == len(steps) + 1 == len(data["steps"]) + 1
+    scores = [0, *line_scores(Position(deal, rules), steps)]
+    assert [shown["score"] for shown in data["positions"]] == scores
     for n, shown in enumerate(data["positions"]):
         if n:
             step = steps[n - 1]
@@ -199,6 +203,9 @@ def test_analyse_page_of_a_won_deal_shows_the_line_and_its_narrow_steps(tmp_path
     assert [s["notation"] for s in data["steps"]] == doc["solution"]
     assert doc["narrow_steps"] == [19]
     assert data["notes"] == ["Narrow steps (only one move keeps the deal winnable): 19."]
+    check_positions(data, deal_from_seed(4), Rules(), parse_solution(" ".join(doc["solution"])))
+    assert data["positions"][-1]["score"] >= 1150  # a win empties every row
+    assert (data["rank"], data["more_lines"]) == (None, [])  # a challenge's fields only
 
 
 def test_a_search_stopped_by_a_limit_gives_a_page_without_a_line(tmp_path):
@@ -246,6 +253,7 @@ def test_hint_page_starts_after_the_moves_played(tmp_path):
                                      "--playouts", "0", "-q"], tmp_path, "a.html"))
     assert analyse["verdict"] == data["verdict"]
     assert [s["played"] for s in data["steps"][:3]] == [True, True, False]
+    assert data["positions"][2]["score"] == 10  # the two pairs played count: from the deal's start
     assert data["notes"][0].startswith("The hint, move 3: ")
     check_positions(data, deal_from_seed(32), Rules(),
                     parse_solution(" ".join(s["notation"] for s in data["steps"])))

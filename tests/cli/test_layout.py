@@ -18,9 +18,11 @@ FORBIDDEN = {
     "solver.core": ("solver.pyramid", "solver.batch", "solver.games", "solver.api", "cli"),
     "solver.pyramid": ("solver.batch", "solver.games", "solver.api", "cli"),
     "solver.pyramid.model": ("solver.pyramid.winnable", "solver.pyramid.optimal",
-                             "solver.pyramid.analysis"),
-    "solver.pyramid.winnable": ("solver.pyramid.optimal", "solver.pyramid.analysis"),
-    "solver.pyramid.optimal": ("solver.pyramid.analysis",),
+                             "solver.pyramid.analysis", "solver.pyramid.challenge"),
+    "solver.pyramid.winnable": ("solver.pyramid.optimal", "solver.pyramid.analysis",
+                                "solver.pyramid.challenge"),
+    "solver.pyramid.optimal": ("solver.pyramid.analysis", "solver.pyramid.challenge"),
+    "solver.pyramid.challenge": ("solver.pyramid.analysis",),
     "solver.games": ("solver.pyramid", "solver.batch", "solver.api", "cli"),
     "solver.batch": ("solver.games", "solver.api", "cli"),
     "solver": ("cli", "tests", "benchmarks"),
@@ -80,6 +82,10 @@ def test_the_import_direction_of_the_layout_holds():
 
 
 ENTRY_POINTS = {
+    "solver.pyramid.challenge": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
+                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",
+                                                            "solver.pyramid.optimal.bound",
+                                                            "solver.pyramid.optimal.tables")},
     "solver.pyramid.analysis": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",),
                                 "solver.pyramid.optimal": ("solver.pyramid.optimal.api",)},
     "solver.batch": {"solver.pyramid.winnable": ("solver.pyramid.winnable.solve",
@@ -90,7 +96,9 @@ ENTRY_POINTS = {
 }
 """Package -> {a search package: its public entry modules}: the only modules of the search
 package the first may import (the analysis, the batch and the commands use the searches through
-their entry points, never their kernels and tables; the batch also takes the chunk kernel)."""
+their entry points, never their kernels and tables; the batch also takes the chunk kernel; the
+challenges' fewest-moves search, itself a search, takes the minimum-move bound and its tables,
+the bound on clearing the pyramid that its lines to a high score must clear)."""
 
 
 def entry_violations() -> list[str]:

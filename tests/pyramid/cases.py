@@ -4,9 +4,12 @@ kernels, and the per-deal winnability search the whole-chunk kernels must reprod
 from __future__ import annotations
 
 import itertools
+import random
 
 import numpy as np
 
+from solver.pyramid.model.outcome import Outcome
+from solver.pyramid.optimal.api import solve_optimal
 from solver.pyramid.winnable.dfs import decide_batch
 from solver.pyramid.model.replay import Position
 from solver.pyramid.model.rules import Rules
@@ -33,3 +36,25 @@ def per_deal_outcomes(deals: np.ndarray, rules: Rules, max_states: int = 0):
     states = np.zeros(len(deals), dtype=np.int64)
     decide_batch(deals, rules.args, max_states, ws.args(), outcome, states)
     return outcome, states
+
+
+def start_position(deal, rules: Rules, seed: int, pyramid_left: int = 20,
+                   win_prefix: int = 10) -> Position:
+    """A position of ``deal`` after a few moves: for an odd seed the first ``win_prefix`` moves
+    of a shortest win (when there is one), else a seeded random line preferring removals until
+    at most ``pyramid_left`` pyramid cards are left (or no move is left)."""
+    pos = Position(deal, rules)
+    if seed % 2:
+        won = solve_optimal(deal, rules, max_states=200_000)
+        if won.outcome == Outcome.WON:
+            for step in won.solution[:win_prefix]:
+                pos.apply(step)
+            return pos
+    rng = random.Random(seed)
+    while pos.pyramid_left() > pyramid_left:
+        steps = pos.legal_steps()
+        if not steps:
+            break
+        removals = [s for s in steps if s[0] in ("pair", "king")]
+        pos.apply(rng.choice(removals or steps))
+    return pos

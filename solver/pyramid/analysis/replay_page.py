@@ -1,12 +1,16 @@
-"""A line of play as one self-contained HTML page: ``pyramid solve/hint/analyse/check --html``.
+"""A line of play as one self-contained HTML page: ``pyramid solve/hint/analyse/check --html``
+and ``pyramid challenge score/cards --html``.
 
 ``ReplayPage`` says what the page shows: the deal and rules, a title, the verdict, notes (why a
-deal is lost, the best partial result, where a player's line went wrong), the line of play and
-the move to mark as the one that lost the deal. ``page_data`` computes everything the page
-draws, in Python, with the replay checker (``solver.pyramid.model.replay.Position``): the position
-after every step of the line, the cards each step uses and its text (``solver.pyramid.model.explain``),
-the covered cards, and the cards that can never go (a *dead card*: one that must go while no
-partner still in play can ever meet it, re-checked by ``reasons.reason_holds``). ``render_html``
+deal is lost, the best partial result, where a player's line went wrong), the line of play (and
+any further line, ``PageLine``: a card challenge's line that clears the pyramid) and the move to
+mark as the one that lost the deal. ``page_data`` computes everything the page draws, in Python,
+with the replay checker (``solver.pyramid.model.replay.Position``): the position after every step
+of the line, the cards each step uses and its text (``solver.pyramid.model.explain``), the covered
+cards, the score from the deal's start (and a card challenge's count of its rank) by the replay
+scorer (``solver.pyramid.model.scoring``, never a search's figures), and the cards that can never
+go (a *dead card*: one that must go while no partner still in play can ever meet it, re-checked
+by ``reasons.reason_holds``). ``render_html``
 puts that data into the page template (``replay_template.html``, package data) as JSON; the page's
 script draws it and computes no rule of the game. ``write_html`` writes the page.
 
@@ -25,7 +29,7 @@ import stat
 from dataclasses import dataclass
 from importlib import resources
 
-from solver.core.cards import KING, card_rank, format_card
+from solver.core.cards import KING, RANK_CHARS, card_rank, format_card
 from solver.core.validate import write_protected
 from solver.pyramid.model.state import packed_position
 from solver.pyramid.model.explain import explain_steps, step_note
@@ -33,6 +37,9 @@ from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
 from solver.pyramid.analysis.reasons import DEAD_CARD, PAIR_SUM, LossReason, reason_holds
 from solver.pyramid.model.replay import STEP_DRAW, STEP_RECYCLE, Position
 from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.deals import Deal
+from solver.pyramid.model.scoring import rank_gone, score_of
+from solver.pyramid.model.sentences import rank_plural
 
 DATA_FORMAT = "pyramid-replay"
 """The ``format`` field of the embedded data."""
@@ -50,6 +57,15 @@ line, a title) can close the ``<script>`` element that holds it."""
 
 
 @dataclass(frozen=True)
+class PageLine:
+    """A further line of play on a page (``ReplayPage.more_lines``): its name and its steps,
+    legal from the deal's start and starting with the page's ``first`` moves played."""
+
+    line: str
+    steps: tuple = ()
+
+
+@dataclass(frozen=True)
 class ReplayPage:
     """What one page shows.
 
@@ -60,6 +76,11 @@ class ReplayPage:
     ``verdict`` is the command's one-line verdict, ``notes`` more sentences (a loss reason, the
     best partial result, ...). ``why_cards`` are the cards (card ids) the loss reason among the
     notes names (``reason_cards``), marked on the board.
+
+    Every position shows the score from the deal's start (``scoring.score_of``); ``rank``
+    (1..13, a card challenge's) also how many cards of that rank are gone. ``more_lines``
+    (``PageLine``) are further lines the page can show instead of this one (a card challenge's
+    line that clears the pyramid).
     """
 
     deal: object
@@ -72,6 +93,8 @@ class ReplayPage:
     marked: int | None = None
     notes: tuple[str, ...] = ()
     why_cards: tuple[int, ...] = ()
+    rank: int | None = None
+    more_lines: tuple[PageLine, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
@@ -82,6 +105,13 @@ class ReplayPage:
         if self.marked is not None and not 1 <= self.marked <= len(self.steps):
             raise ValueError(f"marked must be a move number 1 .. {len(self.steps)}, not "
                              f"{self.marked}")
+        if self.rank is not None and self.rank not in range(1, KING + 1):
+            raise ValueError(f"rank must be 1 .. {KING} or None, not {self.rank!r}")
+        for other in self.more_lines:
+            if not isinstance(other, PageLine) or tuple(other.steps[:self.first]) != tuple(
+                    self.steps[:self.first]):
+                raise ValueError("more_lines must be PageLines that start with the page's "
+                                 "first moves")
 
 
 def reason_cards(reason) -> tuple[int, ...]:
@@ -107,20 +137,25 @@ def dead_cards(pos: Position) -> list[int]:
     return dead
 
 
-def position_data(pos: Position, removed: list[int]) -> dict:
+def position_data(pos: Position, removed: list[int], rank: int | None = None) -> dict:
     """One position as the page draws it: card texts by place (pyramid by position, ``None``
     where a card is gone; stock and waste bottom first, top last; the removed cards in the order
-    they went), the covered pyramid positions, the recycles used and the dead cards."""
+    they went), the covered pyramid positions, the recycles used, the dead cards, the score from
+    the deal's start and, given a ``rank``, how many cards of that rank are gone."""
     pyramid = [format_card(int(pos.deal[p])) if pos.present >> p & 1 else None
                for p in range(PYRAMID_CARDS)]
     covered = [p for p in range(PYRAMID_CARDS)
                if pos.present >> p & 1 and pos.present & int(COVER_MASK[p])]
-    return {"pyramid": pyramid, "covered": covered,
+    data = {"pyramid": pyramid, "covered": covered,
             "stock": [format_card(c) for c in pos.stock],
             "waste": [format_card(c) for c in pos.waste],
             "removed": [format_card(c) for c in removed],
             "recycles": pos.recycles_used,
-            "dead": [format_card(c) for c in dead_cards(pos)]}
+            "dead": [format_card(c) for c in dead_cards(pos)],
+            "score": score_of(pos)}
+    if rank is not None:
+        data["rank_gone"] = rank_gone(pos, rank)
+    return data
 
 
 def step_data(explained, first: int) -> dict:
@@ -133,27 +168,37 @@ def step_data(explained, first: int) -> dict:
             "played": explained.number <= first}
 
 
-def page_data(page: ReplayPage) -> dict:
-    """Everything the page draws (docs/json.md, "HTML replay data"): ``positions[n]`` is the
-    position after ``n`` steps, computed by the replay checker (``IllegalMove`` for a step that
-    is not legal: the caller gives a checked line)."""
-    steps = [tuple(s) for s in page.steps]
+def line_data(page: ReplayPage, line_steps) -> dict:
+    """One line of the page: its ``steps`` and ``positions`` (``positions[n]`` after ``n``
+    steps), computed by the replay checker (``IllegalMove`` for a step that is not legal: the
+    caller gives a checked line)."""
+    steps = [tuple(s) for s in line_steps]
     explained = explain_steps(page.deal, page.rules, steps)
     pos = Position(page.deal, page.rules)
     removed: list[int] = []
-    positions = [position_data(pos, removed)]
+    positions = [position_data(pos, removed, page.rank)]
     for step in steps:
         pos.apply(step)
         if step[0] not in (STEP_DRAW, STEP_RECYCLE):
             removed.extend(int(c) for c in step[1:])
-        positions.append(position_data(pos, removed))
+        positions.append(position_data(pos, removed, page.rank))
+    return {"steps": [step_data(e, page.first) for e in explained], "positions": positions}
+
+
+def page_data(page: ReplayPage) -> dict:
+    """Everything the page draws (docs/json.md, "HTML replay data"): the page's line
+    (``line_data``) and each of ``more_lines`` as ``{"line", "steps", "positions"}``."""
     return {"format": DATA_FORMAT, "version": DATA_VERSION, "title": page.title,
-            "deal": " ".join(format_card(int(c)) for c in pos.deal),
+            "deal": " ".join(format_card(int(c)) for c in Deal.of(page.deal)),
             "rules": page.rules.to_dict(), "rules_text": page.rules.describe(),
             "verdict": page.verdict, "line": page.line, "notes": list(page.notes),
             "why_cards": [format_card(int(c)) for c in page.why_cards],
             "first": page.first, "marked": page.marked,
-            "steps": [step_data(e, page.first) for e in explained], "positions": positions}
+            "rank": None if page.rank is None else RANK_CHARS[page.rank - 1],
+            "rank_name": None if page.rank is None else rank_plural(page.rank),
+            **line_data(page, page.steps),
+            "more_lines": [{"line": other.line, **line_data(page, other.steps)}
+                           for other in page.more_lines]}
 
 
 def data_json(data: dict) -> str:

@@ -24,14 +24,19 @@ from typing import NamedTuple
 from solver.core.cards import format_card
 from solver.pyramid.model.deals import format_deal
 from solver.pyramid.model.layout import COL_OF, PYRAMID_CARDS, ROW_OF
+from solver.pyramid.model.outcome import STATUS_LOST_AT
 from solver.pyramid.model.replay import (STEP_DRAW, STEP_KING, STEP_RECYCLE, Position, Step,
-                                   format_step)
+                                         format_step, replay)
 from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.scoring import line_scores, score_of
 
 PLACE_PYRAMID, PLACE_WASTE, PLACE_STOCK = "pyramid", "waste", "stock"
 """Where a card of a step comes from."""
 NOTATION_WIDTH = 8
 """Steps are padded to this many characters before their note (``6h+7c   pair ...``)."""
+SCORE_WIDTH = 5
+"""The running score column of ``describe_steps(scored=True)`` is at least this wide (``1,290``,
+a deal's most)."""
 OUTCOME_NAMES = ("lost", "won", "unknown")
 """The JSON name of each ``Outcome`` value (``Outcome.LOST`` = 0, ``WON`` = 1, ``UNKNOWN`` = 2)."""
 
@@ -118,11 +123,19 @@ def step_line(step: ExplainedStep) -> str:
     return f"{step.notation:<{NOTATION_WIDTH}} {step_note(step)}"
 
 
-def describe_steps(deal, rules: Rules, steps, start: Position | None = None) -> list[str]:
-    """One numbered, readable line per step, saying where each card comes from."""
+def describe_steps(deal, rules: Rules, steps, start: Position | None = None,
+                   scored: bool = False) -> list[str]:
+    """One numbered, readable line per step, saying where each card comes from; ``scored``:
+    each line ends in a column with the running score after the step, counted from the deal's
+    start (moves before ``start`` included) by the replay scorer, ``scoring.line_scores``."""
     width = len(str(len(steps)))
-    return [f"{s.number:>{width}}. {step_line(s)}"
-            for s in explain_steps(deal, rules, steps, start)]
+    texts = [f"{s.number:>{width}}. {step_line(s)}"
+             for s in explain_steps(deal, rules, steps, start)]
+    if not scored or not texts:
+        return texts
+    scores = line_scores(start if start is not None else Position(deal, rules), steps)
+    text_width = max(len(t) for t in texts)
+    return [f"{t:<{text_width}}  {score:>{SCORE_WIDTH},}" for t, score in zip(texts, scores)]
 
 
 def outcome_name(outcome) -> str:
@@ -174,12 +187,30 @@ def check_outcome(replayed) -> str:
     return CHECK_INCOMPLETE if replayed.ok else CHECK_ILLEGAL
 
 
-def check_dict(deal, rules: Rules, replayed, losing) -> dict:
-    """``pyramid check``'s answer as plain data: the replay's outcome, where it failed and what
-    is left, and ``losing`` (``solver.pyramid.analysis.losing_move.first_losing_move``'s answer, or None)."""
-    return {"deal": format_deal(deal), "rules": rules.to_dict(),
-            "outcome": check_outcome(replayed), "moves": replayed.moves,
-            "failed_step": replayed.failed_step, "error": replayed.reason,
-            "pyramid_left": replayed.position.pyramid_left(),
-            "pile_left": replayed.position.pile_left(),
-            "losing": None if losing is None else losing.to_dict()}
+def check_dict(deal, rules: Rules, steps, replayed, losing) -> dict:
+    """``pyramid check``'s answer as plain data: the replay (of ``steps``)'s outcome, where it
+    failed and what is left, the score of its legal moves (the score after them, from the cards
+    gone, and the running score after each, step by step) and ``losing``
+    (``solver.pyramid.analysis.losing_move.first_losing_move``'s answer, or None) with the
+    running score along its win from there."""
+    legal = list(steps[:replayed.moves])
+    doc = {"deal": format_deal(deal), "rules": rules.to_dict(),
+           "outcome": check_outcome(replayed), "moves": replayed.moves,
+           "failed_step": replayed.failed_step, "error": replayed.reason,
+           "pyramid_left": replayed.position.pyramid_left(),
+           "pile_left": replayed.position.pile_left(),
+           "score": score_of(replayed.position),
+           "scores": line_scores(Position(deal, rules), legal),
+           "losing": None if losing is None else losing.to_dict()}
+    if losing is not None:
+        doc["losing"]["win_scores"] = line_scores(losing_start(deal, rules, steps, losing),
+                                                  losing.win_from_there)
+    return doc
+
+
+def losing_start(deal, rules: Rules, steps, losing) -> Position:
+    """Where the win of a ``LosingMove`` (``win_from_there``) starts: the position before the
+    move that lost the deal, or where the moves stop when it can still be won (the position
+    after them all, otherwise)."""
+    before = losing.move - 1 if losing.status == STATUS_LOST_AT else len(steps)
+    return replay(deal, rules, steps[:before]).position

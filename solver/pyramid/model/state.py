@@ -449,8 +449,6 @@ def gen_free(state, tabs, rule, out):
     cards, a stock king) can never help: those moves are left out, the stock top option changes
     nothing, and stock cards of equal value are interchangeable. With goal "all" they are needed.
     """
-    val = tabs.val
-    sval = tabs.sval
     stock_pairs = rule.stock_top and rule.goal_all
     pyr = state & PYR_MASK
     stock = state & STOCK_MASK
@@ -463,6 +461,18 @@ def gen_free(state, tabs, rule, out):
         out[0] = encode_move(MOVE_KING, lowest_bit_index(stock & tabs.skings), NO_SLOT)
         return 1
     n = push_pyramid_pairs(pyr, unc, tabs, rule.overlap, out, 0)
+    return push_free_stock(stock, unc, tabs, stock_pairs, out, n)
+
+
+@noalloc(inline='always')
+def push_free_stock(stock, unc, tabs, stock_pairs, out, n):
+    """The free-stock moves with stock cards, into ``out`` from ``n``: each uncovered pyramid card
+    with each stock card in play it pairs with (only the lowest-index one of each value unless
+    ``stock_pairs``: equal values are interchangeable when stock cards pair only with pyramid
+    cards), then with ``stock_pairs`` the pairs of two stock cards neighbouring in the order of
+    play. Returns the new count."""
+    val = tabs.val
+    sval = tabs.sval
     u = unc
     while u:
         p = lowest_bit_index(u)
