@@ -14,7 +14,7 @@ from solver.pyramid.model.deals import deal_from_seed
 from solver.pyramid.optimal.api import load_kernels
 from solver.pyramid.model.rules import PRESETS, Rules
 from solver.pyramid.winnable.solve import solve_winnable
-from solver.pyramid.challenge.api import score_challenge
+from solver.pyramid.challenge.api import card_challenge, score_challenge
 
 
 def holds_array(ty) -> bool:
@@ -83,7 +83,9 @@ def test_no_noalloc_kernel_returns_an_array():
     deal = deal_from_seed(3)
     for rules in (PRESETS["standard"], PRESETS["msc"], Rules(recycles=0, stock_top=True)):
         solve_winnable(deal, rules, max_states=2_000)
-    score_challenge(deal_from_seed(21))  # the objective searches' kernels (a quick deal)
+    score_challenge(deal_from_seed(21))  # the objective searches' kernels: the largest score ...
+    card_challenge(deal_from_seed(7), 1)  # ... and the fewest-moves A* (seed 21's score is a
+    # whole-deck line, found by the minimum-move search, so it never runs the A*)
     entries = entry_kernels()
     seen = dict(entries)
     for disp, args in entries:
