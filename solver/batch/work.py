@@ -25,9 +25,9 @@ kernel the timed searches call and touches the fresh memory, before any deal is 
 holds in pool processes and in each thread of a Dask worker alike.
 
 Challenges (``--challenge``, ``solver.batch.challenge``): one ``score_challenge`` or
-``card_challenge`` call per deal, timed with ``time.perf_counter_ns`` around it, each in new
-search arrays (``challenge_workspace``: a reused one would make the positions counted depend on
-the deals before), after a warm-up per thread as for the other searches.
+``card_challenge`` call per deal, timed with ``time.perf_counter_ns`` around it, in the
+thread's reused search arrays (``challenge_workspace``), after a warm-up per thread as for the
+other searches.
 
 Memory. A deal whose minimum-move search or challenge runs out of memory (``MemoryError``, numpy's
 ``_ArrayMemoryError`` included) is ``unknown``; its workspace is dropped and the next deal starts
@@ -270,22 +270,28 @@ def _optimal(deals: np.ndarray, rules: Rules, max_states: int,
 
 
 def challenge_workspace(rules: Rules, challenge: Challenge):
-    """New challenge search arrays (``solver.pyramid.challenge.search.Workspace``) for ``rules``:
-    one per deal (0.2 ms), because the size a searched free-stock memo grew to changes how many
-    positions the next search tests (not its answer), so that a row's ``states``, and its
-    outcome under ``--max-states``, are the deal's alone, whatever the worker ran before it. The
-    first time a thread asks, every objective-search kernel is loaded and a throw-away challenge
-    of ``WARM_UP_SEED`` (capped at ``WARM_UP_CHALLENGE_STATES``) is run first."""
+    """This thread's challenge search arrays (``solver.pyramid.challenge.search.Workspace``) for
+    ``rules``, reused from deal to deal: a search's positions do not depend on the sizes earlier
+    deals grew its tables to, so a row's ``states``, and its outcome under ``--max-states``, are
+    the deal's alone. The first time a thread asks, every objective-search kernel is loaded and
+    a throw-away challenge of ``WARM_UP_SEED`` (capped at ``WARM_UP_CHALLENGE_STATES``) is run
+    in them first."""
     from solver.pyramid.challenge.search import Workspace, load_kernels
 
-    def warm_up() -> bool:
+    def warm_up() -> Workspace:
         load_kernels()
+        ws = Workspace.create(rules)
         ask_challenge(challenge, deal_from_seed(WARM_UP_SEED), rules,
-                      max_states=WARM_UP_CHALLENGE_STATES, workspace=Workspace.create(rules))
-        return True
+                      max_states=WARM_UP_CHALLENGE_STATES, workspace=ws)
+        return ws
 
-    _per_thread((CHALLENGE_KEY, rules), warm_up)
-    return Workspace.create(rules)
+    return _per_thread((CHALLENGE_KEY, rules), warm_up)
+
+
+def _drop_challenge_workspace(rules: Rules) -> None:
+    """Forget this thread's challenge arrays for ``rules`` (after they ran out of memory): the
+    next deal warms up new ones."""
+    _thread_cache().pop((CHALLENGE_KEY, rules), None)
 
 
 def _challenge(deals: np.ndarray, rules: Rules, challenge: Challenge, max_states: int,
@@ -295,7 +301,7 @@ def _challenge(deals: np.ndarray, rules: Rules, challenge: Challenge, max_states
     scored, answers = _each_deal(
         deals, lambda deal, ws: ask_challenge(challenge, deal, rules, max_states=max_states,
                                               timeout=timeout, workspace=ws),
-        lambda: challenge_workspace(rules, challenge), lambda: None)
+        lambda: challenge_workspace(rules, challenge), lambda: _drop_challenge_workspace(rules))
     value = np.full(len(deals), NO_VALUE, dtype=np.int16)
     clears = np.full(len(deals), NO_FLAG, dtype=np.int8)
     for k, r in enumerate(answers):
