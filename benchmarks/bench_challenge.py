@@ -28,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, now_utc, write_section  # noqa: E402
+from benchmarks.common import machine, now_utc, time_target_lines, write_section  # noqa: E402
 from solver.pyramid.challenge.api import card_challenge, score_challenge  # noqa: E402
 from solver.pyramid.challenge.search import load_kernels  # noqa: E402
 from solver.pyramid.model.deals import Deal  # noqa: E402
@@ -108,14 +108,8 @@ def report(results: list[dict], command: str, rank: int) -> str:
                          f"best score {np.median(v):.0f}")
     lines += ["", "Targets (issue 32): median <= 50 ms, p99 <= 1 s, max <= 5 s per deal.", ""]
     for r in results:
-        t = r["t"]
-        got = {"median": np.median(t), "p99": np.percentile(t, 99), "max": t.max()}
-        for k, lim in TARGETS.items():
-            verdict = "met" if got[k] <= lim else "NOT met"
-            lines.append(f"- {r['challenge']} {r['preset']} {k} {got[k] * 1e3:.1f} ms (target "
-                         f"<= {lim * 1e3:.0f} ms): {verdict}")
-        worst = ", ".join(f"seed {s} {dt:.2f} s" for dt, s in r["slowest"])
-        lines.append(f"- {r['challenge']} {r['preset']} slowest: {worst}")
+        lines += time_target_lines(f"{r['challenge']} {r['preset']}", r["t"], TARGETS,
+                                   r["slowest"])
     return "\n".join(lines) + "\n"
 
 

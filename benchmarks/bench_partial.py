@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import machine, now_utc, write_section  # noqa: E402
+from benchmarks.common import machine, now_utc, time_target_lines, write_section  # noqa: E402
 from solver.pyramid.model.deals import deal_from_seed, deals_from_seeds  # noqa: E402
 from solver.pyramid.analysis.partial import best_partial  # noqa: E402
 from solver.pyramid.model.rules import PRESETS  # noqa: E402
@@ -85,14 +85,7 @@ def report(results: list[dict], command: str) -> str:
         lines.append(f"- {r['preset']}: {hist}")
     lines += ["", "Targets (issue 14): median <= 20 ms, p99 <= 1 s per lost deal.", ""]
     for r in results:
-        t = r["t"]
-        got = {"median": np.median(t), "p99": np.percentile(t, 99)}
-        for k, lim in TARGETS.items():
-            verdict = "met" if got[k] <= lim else "NOT met"
-            lines.append(f"- {r['preset']} {k} {got[k] * 1e3:.1f} ms (target <= "
-                         f"{lim * 1e3:.0f} ms): {verdict}")
-        worst = ", ".join(f"seed {s} {dt:.2f} s" for dt, s in r["slowest"])
-        lines.append(f"- {r['preset']} slowest: {worst}")
+        lines += time_target_lines(r["preset"], r["t"], TARGETS, r["slowest"])
     return "\n".join(lines) + "\n"
 
 

@@ -46,6 +46,24 @@ def write_section(title: str, text: str) -> None:
     RESULTS.write_text(new.rstrip("\n") + "\n")
 
 
+TIME_STATS = {"median": np.median, "p99": lambda t: np.percentile(t, 99), "max": np.max}
+"""The per-deal time figures a target may name."""
+
+
+def time_target_lines(label: str, t, targets: dict, slowest) -> list[str]:
+    """The verdict lines of per-deal time targets: one per ``targets`` entry (a ``TIME_STATS``
+    name -> seconds) on the times ``t`` (seconds), then the slowest deals (``(seconds, seed)``
+    pairs), each line starting with ``label``."""
+    lines = []
+    for k, lim in targets.items():
+        got = TIME_STATS[k](t)
+        verdict = "met" if got <= lim else "NOT met"
+        lines.append(f"- {label} {k} {got * 1e3:.1f} ms (target <= {lim * 1e3:.0f} ms): {verdict}")
+    worst = ", ".join(f"seed {s} {dt:.2f} s" for dt, s in slowest)
+    lines.append(f"- {label} slowest: {worst}")
+    return lines
+
+
 def timed(fn, repeats: int):
     """Run ``fn`` ``repeats`` times: the wall-clock seconds of each run (array) and the last result."""
     import time
