@@ -33,7 +33,8 @@ from solver.pyramid.challenge.api import card_challenge, score_challenge  # noqa
 from solver.pyramid.challenge.search import load_kernels  # noqa: E402
 from solver.pyramid.model.deals import Deal  # noqa: E402
 from solver.pyramid.model.rules import PRESETS  # noqa: E402
-from solver.pyramid.model.scoring import SCORING, parse_rank  # noqa: E402
+from solver.core.cards import parse_rank  # noqa: E402
+from solver.pyramid.model.scoring import SCORING  # noqa: E402
 
 TITLE = "## Score and card challenges"
 TARGETS = {"median": 0.050, "p99": 1.0, "max": 5.0}

@@ -85,7 +85,7 @@ def cards(seed, deal_text, deal_file, rules, max_states, timeout, after, html_pa
     when the best line that clears the pyramid removes fewer (clearing ends the deal), that
     line too: which is better depends on the next deal."""
     from solver.pyramid.challenge.api import card_challenge
-    from solver.pyramid.model.scoring import parse_rank
+    from solver.core.cards import parse_rank
 
     with input_errors("bad --rank: "):
         value = parse_rank(rank)

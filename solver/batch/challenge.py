@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.core.cards import RANK_CHARS, SUITS
-from solver.pyramid.model.scoring import SCORING, parse_rank
+from solver.core.cards import RANK_CHARS, SUITS, parse_rank
+from solver.pyramid.model.scoring import SCORING
 
 CHALLENGES = ("score", "cards")
 """The challenges ``--challenge`` names."""

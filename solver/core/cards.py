@@ -109,6 +109,17 @@ def format_card(card: Card) -> str:
     return text + SECOND_DECK_MARK * card_deck(card)
 
 
+def parse_rank(text: str) -> int:
+    """A rank's text: ``A``, ``2`` .. ``9``, ``T`` or ``10``, ``J``, ``Q``, ``K`` (any case) ->
+    1..13, as in a card token. Raises ``ValueError``."""
+    t = text.strip().upper()
+    if t == "10":
+        t = "T"
+    if len(t) != 1 or t not in RANK_CHARS:
+        raise ValueError(f"{text!r} is not a rank (A, 2..9, T or 10, J, Q, K)")
+    return RANK_CHARS.index(t) + 1
+
+
 _TOKEN = re.compile(r"^(10|[a2-9tjqk])([cdhs])('?)$", re.IGNORECASE)
 _JOKER_TOKEN = re.compile(r"^(rj|bj)('?)$", re.IGNORECASE)
 
@@ -118,8 +129,7 @@ def parse_card(token: str) -> Card:
     t = token.strip()
     m = _TOKEN.match(t)
     if m:
-        rank_text = "T" if m.group(1) == "10" else m.group(1).upper()
-        return make_card(RANK_CHARS.index(rank_text) + 1, SUIT_CHARS.index(m.group(2).lower()),
+        return make_card(parse_rank(m.group(1)), SUIT_CHARS.index(m.group(2).lower()),
                          1 if m.group(3) else 0)
     m = _JOKER_TOKEN.match(t)
     if m:

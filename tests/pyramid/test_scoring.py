@@ -12,10 +12,11 @@ import random
 import pytest
 
 from solver.pyramid.model.deals import Deal
+from solver.core.cards import parse_rank
 from solver.pyramid.model.replay import IllegalMove, Position
 from solver.pyramid.model.rules import PRESETS
-from solver.pyramid.model.scoring import (SCORING, empty_rows, line_scores, parse_rank,
-                                          rank_gone, score_of, step_points)
+from solver.pyramid.model.scoring import (SCORING, empty_rows, line_scores, rank_gone, score_of,
+                                          step_points)
 from tests.pyramid.cases import ALL_RULES
 
 BONUS_BOTTOM_UP = (25, 50, 75, 100, 150, 250, 500)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver.core.cards import KING, RANK_CHARS, card_rank
+from solver.core.cards import KING, card_rank
 from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS, PYRAMID_ROWS, ROW_OF
 from solver.pyramid.model.replay import STEP_KING, STEP_PAIR, IllegalMove, Position
 
@@ -122,14 +122,3 @@ def line_scores(start: Position, steps, scoring: Scoring = SCORING) -> list[int]
 def rank_gone(pos: Position, rank: int) -> int:
     """How many cards of ``rank`` (1..13) are gone at ``pos``, from the deal's start."""
     return sum(card_rank(c) == rank for c in gone_cards(pos))
-
-
-def parse_rank(text: str) -> int:
-    """A rank as a card challenge names it: ``A``, ``2`` .. ``9``, ``T`` or ``10``, ``J``, ``Q``,
-    ``K`` (any case) -> 1..13. Raises ``ValueError``."""
-    t = text.strip().upper()
-    if t == "10":
-        t = "T"
-    if len(t) != 1 or t not in RANK_CHARS:
-        raise ValueError(f"{text!r} is not a rank (A, 2..9, T or 10, J, Q, K)")
-    return RANK_CHARS.index(t) + 1
