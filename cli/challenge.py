@@ -84,8 +84,8 @@ def cards(seed, deal_text, deal_file, rules, max_states, timeout, after, html_pa
     the fewest moves; when no line does, the most any line removes, in the fewest moves, and,
     when the best line that clears the pyramid removes fewer (clearing ends the deal), that
     line too: which is better depends on the next deal."""
-    from solver.pyramid.challenge.api import card_challenge
     from solver.core.cards import parse_rank
+    from solver.pyramid.challenge.api import card_challenge
 
     with input_errors("bad --rank: "):
         value = parse_rank(rank)
