@@ -27,9 +27,12 @@ upper bound on the value any line from it reaches, and a lower bound on the move
   earlier than the time by which the cards that can be gone weigh enough; and ``spread_moves``,
   the moves that clear what must go (the cones of the cards needed and, for one rank, of as
   many distinct partners; a move takes at most one card of each value of a class) plus those
-  that reach the deepest stock card needed and remove none of it (``clear_moves``). The bound
-  is the least over k. Every part falls by one at most per move, since the cards a move
-  removes had access bound 1.
+  that bring the stock and waste cards needed within reach and remove none of it
+  (``clear_moves``, ``passing_moves``): every card before the deepest stock card needed, and
+  for the lowest waste card needed either every waste card above it or, with a recycle left,
+  the whole stock, the recycle and the cards before it. The bound is the least over k. Every
+  part falls by one at most per move, since the cards a move removes had access bound 1, and a
+  move takes out of the way two of the cards to pass only as a pair that lowers their matching.
 """
 
 from __future__ import annotations
@@ -248,25 +251,6 @@ def pyramid_moves(cone, tabs):
 
 
 @noalloc
-def prefix_moves(state, tabs, rule, last, cone):
-    """Moves that reach stock card ``last`` (an index at or past the pointer) and remove no card
-    of ``cone``: every card in play before it in the stock goes by a move of its own (drawn, or
-    removed from the stock's top), and such a move removes a card of ``cone`` only by pairing
-    the two, one card of ``cone`` for one card of the stock; with the stock's top hidden,
-    ``last`` is drawn too."""
-    before = (np.uint64(state) & STOCK_MASK) >> STOCK_SHIFT
-    before &= ((_ONE << np.uint64(last)) - _ONE) & ~((_ONE << np.uint64(pointer(state))) - _ONE)
-    before <<= STOCK_SHIFT
-    n = 0 if rule.stock_top else 1
-    for w in range(1, KING + 1):
-        k = popcount(before & tabs.sval[w])
-        if k and w != KING:
-            k -= min(k, popcount(cone & tabs.vmask[PAIR_SUM - w]))
-        n += k
-    return n
-
-
-@noalloc
 def cone_of(p, pyr):
     """Pyramid card ``p`` and the cards of ``pyr`` covering it: all must go for it to go."""
     return ((_ONE << np.uint64(p)) | np.uint64(ABOVE[p])) & pyr
@@ -314,19 +298,77 @@ def partners_reach(state, tabs, cone):
 
 
 @noalloc
-def clear_moves(state, tabs, rule, cone, last):
-    """A lower bound on the moves that remove every card of ``cone`` and stock card ``last``
-    (-1: none): the pyramid moves of ``cone`` plus the moves that reach the deepest stock card
-    needed (``last``, or a partner ``partners_reach`` forces) and remove no card of ``cone``;
-    ``FAR`` when the cone's cards cannot all find partners."""
+def passing_moves(waste, stock, cone, tabs, pairs):
+    """A lower bound on the moves that take the waste cards ``waste`` and the stock cards
+    ``stock`` (stock bits) out of the way and remove no card of ``cone`` but by pairing with
+    one: each card of ``stock`` leaves the stock by a move of its own (drawn, or removed from
+    the stock's top: one stock card a move), each card of ``waste`` is removed by a move of its
+    own (from the waste's top: one a move), and one move does both only as a pair of the two
+    tops (``pairs``: the stock's top is shown); a move removes one of them and a card of ``cone`` only by pairing the two. So per
+    class, the cards less the largest matching of such pairs (values v and 13 - v, a waste card
+    with a stock card or a cone card, a stock card with a waste card or a cone card): a move
+    that removes matched cards takes the ends of one edge, which lowers the matching by one at
+    least, and a draw moves one card from the stock to the waste, which changes it by one at
+    most."""
+    n = popcount((waste | stock) & tabs.skings)
+    for x in range(1, 7):
+        y = PAIR_SUM - x
+        wx = popcount(waste & tabs.sval[x])
+        wy = popcount(waste & tabs.sval[y])
+        sx = popcount(stock & tabs.sval[x])
+        sy = popcount(stock & tabs.sval[y])
+        if not (wx or wy or sx or sy):
+            continue
+        cx = popcount(cone & tabs.vmask[x])
+        cy = popcount(cone & tabs.vmask[y])
+        most = 0
+        for p in range(min(wx, sy) + 1 if pairs else 1):  # waste x with stock y
+            for q in range(min(sx, wy) + 1 if pairs else 1):  # stock x with waste y
+                most = max(most, p + q + min(wx - p + sx - q, cy) + min(wy - q + sy - p, cx))
+        n += wx + wy + sx + sy - most
+    return n
+
+
+@noalloc
+def stock_bits(state, first, stop):
+    """The stock bits of the cards in play of ``state`` with index ``first`` <= i < ``stop``."""
+    if stop <= first:
+        return _ZERO
+    span = ((_ONE << np.uint64(stop - first)) - _ONE) << np.uint64(STOCK_SHIFT + first)
+    return np.uint64(state) & span
+
+
+@noalloc
+def clear_moves(state, tabs, rule, cone, last, deep):
+    """A lower bound on the moves that remove every card of ``cone``, stock card ``last`` (-1:
+    none) and waste card ``deep`` (``NEVER``: none; the lowest of the waste cards needed): the
+    pyramid moves of ``cone`` plus those that bring the cards needed within reach and remove no
+    card of ``cone`` (``passing_moves``); ``FAR`` when the cone's cards cannot all find
+    partners. Reaching ``last`` passes every card before it in the stock (with the stock's top
+    hidden, ``last`` is drawn too). Reaching ``deep`` either takes every waste card above it
+    out of the way, the cards before ``last`` besides, or passes every card of the stock, turns
+    the waste (a recycle must be left) and passes the cards before ``deep`` again (with the
+    stock's top hidden, ``deep`` is drawn too); the cheaper counts."""
     reach = partners_reach(state, tabs, cone)
     if reach == NEVER:
         return FAR
     last = max(last, reach)
     n = pyramid_moves(cone, tabs)
-    if last >= 0:
-        n += prefix_moves(state, tabs, rule, last, cone)
-    return n
+    ptr = pointer(state)
+    draw = 0 if rule.stock_top else 1
+    before = stock_bits(state, ptr, last) if last >= 0 else _ZERO
+    lift = draw if last >= 0 else 0
+    if deep >= ptr:  # no waste card needed
+        return n + (passing_moves(_ZERO, before, cone, tabs, False) + lift if last >= 0 else 0)
+    best = passing_moves(stock_bits(state, deep + 1, ptr), before, cone, tabs,
+                         rule.stock_top) + lift
+    if rule.recycles < 0 or recycles_used(state) < rule.recycles:
+        # Every stock card leaves the stock before the recycle, and every card before ``deep``
+        # after it: one a move, never two in a move (``deep`` holds the cards under it down
+        # until the recycle).
+        again = stock_bits(state, ptr, STOCK_CARDS) | stock_bits(state, 0, deep)
+        best = min(best, passing_moves(_ZERO, again, cone, tabs, False) + 1 + draw)
+    return n + best
 
 
 @noalloc
@@ -355,12 +397,12 @@ def spread_moves(state, tabs, rule, obj, cone, need, picks):
             if slot < PYRAMID_CARDS or slot - PYRAMID_CARDS < ptr:
                 outside += w
     if need <= 0:
-        return clear_moves(state, tabs, rule, cone, -1)
+        return clear_moves(state, tabs, rule, cone, -1, NEVER)
     if n > MAX_PICKS:
         if need <= outside:
-            return clear_moves(state, tabs, rule, cone, -1)
+            return clear_moves(state, tabs, rule, cone, -1, NEVER)
         last = stock_reach(state, tabs, obj, need - outside)
-        return FAR if last == NEVER else clear_moves(state, tabs, rule, cone, last)
+        return FAR if last == NEVER else clear_moves(state, tabs, rule, cone, last, NEVER)
     mates = 0
     if 0 < value < KING and not obj.wp[PAIR_SUM - value] and not obj.ws[PAIR_SUM - value]:
         for slot in range(SLOTS):
@@ -377,21 +419,23 @@ def spread_moves(state, tabs, rule, obj, cone, need, picks):
                 size += 1
         if weight < need:
             continue
-        wide, last = widen(cone, -1, picks, 0, n, chosen, pyr, ptr)
+        wide, last, deep = widen(cone, -1, NEVER, picks, 0, n, chosen, pyr, ptr)
         if not mates:
-            best = min(best, clear_moves(state, tabs, rule, wide, last))
+            best = min(best, clear_moves(state, tabs, rule, wide, last, deep))
             continue
         for paired in range(1 << mates):
             if popcount(np.uint64(paired)) == size:
-                both, deepest = widen(wide, last, picks, MAX_PICKS, mates, paired, pyr, ptr)
-                best = min(best, clear_moves(state, tabs, rule, both, deepest))
+                both, deepest, lowest = widen(wide, last, deep, picks, MAX_PICKS, mates, paired,
+                                              pyr, ptr)
+                best = min(best, clear_moves(state, tabs, rule, both, deepest, lowest))
     return best
 
 
 @noalloc
-def widen(cone, last, picks, first, n, chosen, pyr, ptr):
-    """``(cone, last)`` with the cards ``picks[first + j]`` for each bit j of ``chosen`` (j <
-    ``n``): a pyramid card's cone added, a stock card's index raising ``last``."""
+def widen(cone, last, deep, picks, first, n, chosen, pyr, ptr):
+    """``(cone, last, deep)`` with the cards ``picks[first + j]`` for each bit j of ``chosen``
+    (j < ``n``): a pyramid card's cone added, a stock card's index raising ``last``, a waste
+    card's lowering ``deep``."""
     for j in range(n):
         if (chosen >> j) & 1:
             slot = picks[first + j]
@@ -399,7 +443,9 @@ def widen(cone, last, picks, first, n, chosen, pyr, ptr):
                 cone |= cone_of(slot, pyr)
             elif slot - PYRAMID_CARDS >= ptr:
                 last = max(last, slot - PYRAMID_CARDS)
-    return cone, last
+            else:
+                deep = min(deep, slot - PYRAMID_CARDS)
+    return cone, last, deep
 
 
 @noalloc
