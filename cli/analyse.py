@@ -17,8 +17,8 @@ import click
 from cli.common import (EXIT_UNKNOWN, SEED, BoundedInt, InputError, color_option, echo_json,
                         engines_loading, hidden_by_json, json_option, progress_options,
                         want_color)
-from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
-                         rules_options, search_limit_options)
+from cli.options import (after_option, deal_options, exit_code_for, heading_lines, load_one_deal,
+                         position_after, rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option
 from solver import api
 from solver.pyramid.model.sentences import (LIMIT_TEXT, deal_title, partial_sentence, plural,
@@ -85,7 +85,8 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
                              "--after")
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
-        pos, start, played = position_after(deal, rules, after)
+        begin = position_after(deal, rules, after)
+        pos, start, played = begin.position, begin.packed, begin.played
         check_html_path(html_path)
         ws = api.search_workspace(rules, minimal=True)
         if not all_rules:
@@ -125,25 +126,13 @@ def load_analysis_kernels(deal, rules) -> None:
     playout_rates(deal, rules, games=1)
 
 
-def header_lines(ident: dict, deal, rules_text: str, played, color: bool = False) -> list[str]:
-    """The deal's title, its drawing (``color``: red hearts and diamonds) and the moves played
-    first."""
-    from solver.pyramid.model.deals import draw_deal
-    from solver.pyramid.model.replay import format_solution
-
-    lines = [f"{deal_title(ident)} ({rules_text})", draw_deal(deal, color=color)]
-    if played:
-        lines.append(f"After {len(played)} moves: {format_solution(played)}")
-    return lines
-
-
 def analysis_lines(ident: dict, deal, rules, analysis, pos, played,
                    color: bool = False) -> list[str]:
     """The text of an analysis (``color``: red hearts and diamonds in the drawing)."""
     from solver.pyramid.model.outcome import Outcome
 
     verdict = analysis.verdict
-    lines = header_lines(ident, deal, rules.describe(), played, color)
+    lines = heading_lines(ident, deal, rules.describe(), played, pos, color)
     if verdict.outcome == Outcome.WON and not verdict.solution:
         return lines + ["The deal is already won."]
     lines.append(verdict_text(verdict))
@@ -263,7 +252,7 @@ def show_matrix(ident: dict, deal, max_states: int, progress: bool | None, as_js
         echo_json({**ident, "deal": format_deal(deal), "matrix": [r.to_dict() for r in rows],
                    "findings": findings})
     else:
-        click.echo("\n".join(header_lines(ident, deal, "every rule combination", [], color)
+        click.echo("\n".join(heading_lines(ident, deal, "every rule combination", [], None, color)
                              + matrix_table(rows) + findings))
     sys.exit(EXIT_UNKNOWN if any(r.outcome == Outcome.UNKNOWN for r in rows) else 0)
 

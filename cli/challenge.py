@@ -154,7 +154,7 @@ def print_answer(n: int, ident: dict, deal, rules, result, pos, played, as_json:
         echo_json(doc)
         sys.stdout.flush()
         return
-    echo_deal_heading(n, ident, deal, rules, played, color)
+    echo_deal_heading(n, ident, deal, rules, played, color, pos)
     for sentence in challenge_verdict(result):
         click.echo(sentence)
     click.echo("\n".join(describe_steps(deal, rules, result.best.line, pos, scored=running)))

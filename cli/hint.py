@@ -10,9 +10,9 @@ import sys
 
 import click
 
-from cli.common import echo_json, engines_loading, json_option
-from cli.options import (after_option, deal_options, exit_code_for, load_one_deal, position_after,
-                         rules_options, search_limit_options)
+from cli.common import color_option, echo_json, engines_loading, json_option, want_color
+from cli.options import (after_option, deal_options, echo_deal_heading, exit_code_for,
+                         load_one_deal, position_after, rules_options, search_limit_options)
 from cli.replay_html import check_html_path, html_option, save_result_page
 from solver import api
 from solver.pyramid.model.sentences import verdict_text
@@ -24,14 +24,17 @@ from solver.pyramid.model.sentences import verdict_text
 @after_option
 @search_limit_options
 @html_option
+@color_option
 @json_option
-def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_path,
+def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_path, no_color,
          as_json) -> None:
-    """The next move of a shortest win from the deal's start (or after --after moves), and how
-    many moves that win takes. Exit 0 winnable, 1 not, 2 bad input, 3 unknown."""
+    """The next move of a shortest win from the deal's start (or after --after moves, drawing
+    the position they reach first), and how many moves that win takes. Exit 0 winnable, 1 not,
+    2 bad input, 3 unknown."""
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
-        pos, start, played = position_after(deal, rules, after)
+        begin = position_after(deal, rules, after)
+        pos, start, played = begin.position, begin.packed, begin.played
         check_html_path(html_path)
         ws = api.search_workspace(rules, minimal=True)  # after every input is checked
     from solver.pyramid.model.explain import explain_steps, hint_dict, step_line, step_note
@@ -49,7 +52,10 @@ def hint(seed, deal_text, deal_file, rules, after, max_states, timeout, html_pat
                          note)
     if as_json:
         echo_json({**ident, **hint_dict(deal, rules, result, played)})
-    elif result.outcome == Outcome.WON and nxt is None:
+        sys.exit(exit_code_for([result.outcome]))
+    if played:
+        echo_deal_heading(0, ident, deal, rules, played, want_color(no_color), pos)
+    if result.outcome == Outcome.WON and nxt is None:
         click.echo("The deal is already won.")
     elif result.outcome == Outcome.WON:
         first = explain_steps(deal, rules, [nxt], pos)[0]

@@ -241,20 +241,31 @@ def result_json(ident: dict, deal, rules: Rules, result) -> dict:
     return {**ident, **result_dict(deal, rules, result)}
 
 
-def echo_deal_heading(n: int, ident: dict, deal, rules: Rules, played, color: bool) -> None:
-    """The head of a search command's text answer for its ``n``-th deal: a blank line before
-    every deal but the first, the deal's title with the rules, the drawn deal, and the moves of
-    ``--after`` (``played``) when there are any."""
-    from solver.pyramid.model.deals import draw_deal
-    from solver.pyramid.model.replay import format_solution
-    from solver.pyramid.model.sentences import deal_title
-
+def echo_deal_heading(n: int, ident: dict, deal, rules: Rules, played, color: bool,
+                      position=None) -> None:
+    """The head of a search command's text answer for its ``n``-th deal (a blank line before
+    every deal but the first): ``heading_lines``."""
     if n:
         click.echo()
-    click.echo(f"{deal_title(ident)} ({rules.describe()})")
-    click.echo(draw_deal(deal, color=color))
-    if played:
-        click.echo(f"After {len(played)} moves: {format_solution(played)}")
+    click.echo("\n".join(heading_lines(ident, deal, rules.describe(), played, position, color)))
+
+
+def heading_lines(ident: dict, deal, rules_text: str, played, position, color: bool) -> list[str]:
+    """The deal's title with the rules, then the drawn deal; after the moves of ``--after``
+    (``played``, reaching the replay checker's ``position``), those moves and the position they
+    reach instead, as the player has it in front of them."""
+    from solver.pyramid.model.deals import draw_deal
+    from solver.pyramid.model.replay import draw_position, format_solution
+    from solver.pyramid.model.sentences import deal_title
+
+    lines = [f"{deal_title(ident)} ({rules_text})"]
+    if played and position is not None:
+        word = "move" if len(played) == 1 else "moves"
+        lines.append(f"After {len(played)} {word}: {format_solution(played)}")
+        lines.append(draw_position(position, color=color))
+    else:
+        lines.append(draw_deal(deal, color=color))
+    return lines
 
 
 def exit_code_for(outcomes) -> int:

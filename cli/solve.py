@@ -93,7 +93,7 @@ def print_solve(n: int, ident: dict, deal, rules: Rules, result, pos, played, af
             doc["after"] = [format_step(s) for s in played]
         echo_json(doc)
     else:
-        echo_deal_heading(n, ident, deal, rules, played if after else [], color)
+        echo_deal_heading(n, ident, deal, rules, played if after else [], color, pos)
         click.echo(verdict_text(result))
         if result.solution:
             click.echo("\n".join(describe_steps(deal, rules, result.solution, pos)))

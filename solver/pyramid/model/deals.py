@@ -264,18 +264,33 @@ def card_text(card: int, color: bool = False) -> str:
     return f"{RED_ON}{text}{COLOR_OFF}" if color and is_red(card) else text
 
 
+GONE = "--"
+"""How ``draw_pyramid`` shows a pyramid place whose card is gone."""
+
+
+def draw_pyramid(cards, width: int = 3, color: bool = False) -> list[str]:
+    """The pyramid as a triangle of card texts, one line per row: ``cards`` holds the 28 cards
+    from the apex row by row, None for a place whose card is gone (drawn as ``GONE``).
+    ``color``: hearts and diamonds in red (ANSI escapes add no visible width)."""
+    lines = []
+    k = 0
+    for r in range(PYRAMID_ROWS):
+        row = []
+        for c in cards[k:k + r + 1]:
+            text = GONE if c is None else card_text(int(c), color)
+            shown = GONE if c is None else format_card(int(c))
+            row.append(text + " " * (width - 1 - len(shown)))
+        k += r + 1
+        pad = " " * ((PYRAMID_ROWS - 1 - r) * (width + 1) // 2)
+        lines.append((pad + " ".join(row)).rstrip())
+    return lines
+
+
 def draw_deal(deal, width: int = 3, color: bool = False) -> str:
     """The pyramid as a triangle of card texts, then the stock (top first) on one line.
 
     ``color``: hearts and diamonds in red (ANSI escapes, for a terminal); the layout is the same
     either way, the escapes add no visible width."""
-    lines = []
-    k = 0
-    for r in range(PYRAMID_ROWS):
-        row = [card_text(c, color) + " " * (width - 1 - len(format_card(c)))
-               for c in map(int, deal[k:k + r + 1])]
-        k += r + 1
-        pad = " " * ((PYRAMID_ROWS - 1 - r) * (width + 1) // 2)
-        lines.append((pad + " ".join(row)).rstrip())
+    lines = draw_pyramid([int(c) for c in deal[:PYRAMID_CARDS]], width, color)
     lines.append("stock: " + " ".join(card_text(int(c), color) for c in deal[PYRAMID_CARDS:]))
     return "\n".join(lines)

@@ -439,3 +439,28 @@ def replay_from(start: Position, steps) -> ReplayResult:
 def replay_text(deal, rules: Rules, text: str) -> ReplayResult:
     """Parse solution text (a parse error is a ``ValueError``) and replay it."""
     return replay(deal, rules, parse_solution(text))
+
+
+def draw_position(pos: Position, color: bool = False) -> str:
+    """A position as the player sees it: the pyramid with ``--`` where a card is gone, the
+    stock (the next card first) and the waste (its top last) with their sizes, and the
+    recycles used. ``color``: hearts and diamonds in red (ANSI escapes)."""
+    from solver.pyramid.model.deals import card_text, draw_pyramid
+
+    cards = [int(pos.deal[p]) if pos.present >> p & 1 else None for p in range(PYRAMID_CARDS)]
+    lines = draw_pyramid(cards, color=color)
+
+    def pile(name: str, cards_shown: list[int], order: str) -> str:
+        if not cards_shown:
+            return f"{name}: empty"
+        n = len(cards_shown)
+        return (f"{name}: " + " ".join(card_text(c, color) for c in cards_shown)
+                + f" ({n} card{'s' if n != 1 else ''}, {order})")
+
+    lines.append(pile("stock", list(reversed(pos.stock)), "the next first"))
+    lines.append(pile("waste", list(pos.waste), "the top last"))
+    limit = pos.rules.recycles
+    used = pos.recycles_used
+    lines.append(f"recycles used: {used} of {limit}" if limit is not None
+                 else f"recycles used: {used} (unlimited)")
+    return "\n".join(lines)
