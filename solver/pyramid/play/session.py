@@ -1,0 +1,189 @@
+"""A game in progress and what the solver says about it: the model ``pyramid play`` is built on.
+
+* ``Game``: a deal, its rules and the moves played, checked by the replay checker, with undo and
+  redo; ``saved_line`` is the moves as ``pyramid check``, ``--after`` and ``--html`` take them.
+* ``assess``: the position's status, exactly: ``won``, ``winnable`` with the fewest moves left
+  (the minimum-move search), ``lost`` with the most pyramid cards (or cards, under goal "all")
+  any line can still clear (the best partial result), or ``unknown`` when a limit stopped the
+  search (``reason`` names it, as everywhere).
+* ``move_loses``: whether a move turns a winnable position into a lost one (the winnability
+  search on the position and on the one the move reaches): the warning before a losing move.
+* ``hint``: the next move of a shortest win, or of the best partial line when the position is
+  lost.
+
+Nothing here knows a screen: the terminal game calls these from a worker thread and shows the
+answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from solver.pyramid.model.outcome import Outcome
+from solver.pyramid.model.replay import Position, format_solution, parse_solution, replay
+from solver.pyramid.model.rules import Rules
+from solver.pyramid.model.sentences import LIMIT_TEXT
+from solver.pyramid.model.state import packed_position
+
+WON, WINNABLE, LOST, UNKNOWN = "won", "winnable", "lost", "unknown"
+"""The kinds of ``Status``."""
+
+
+class Game:
+    """A deal under ``rules`` with the moves played (``played``, replay steps) and the moves
+    undone (``undone``, the most recent last), from the deal's start or after ``moves``."""
+
+    def __init__(self, deal, rules: Rules, moves=()) -> None:
+        start = Position(deal, rules)
+        self.deal = start.deal
+        self.rules = rules
+        self.start = start
+        self.played: list = []
+        self.undone: list = []
+        self.position = start.copy()
+        for step in moves:
+            self.play(step)
+
+    @classmethod
+    def after(cls, deal, rules: Rules, text: str) -> "Game":
+        """The game after the moves of ``text`` (``pyramid check``'s notation); ``ValueError``
+        naming the first move that does not parse or is illegal."""
+        steps = parse_solution(text)
+        result = replay(deal, rules, steps)
+        if not result.ok:
+            raise ValueError(f"move {result.failed_step} is illegal: {result.reason}")
+        return cls(deal, rules, steps)
+
+    def legal(self) -> list:
+        """The legal moves now (none once the deal is won)."""
+        return self.position.legal_steps()
+
+    def play(self, step) -> None:
+        """Play ``step`` (``ValueError`` when it is illegal); it clears the moves to redo."""
+        if step not in self.legal():
+            raise ValueError(f"{format_solution([step])} is not a legal move here")
+        self.position.apply(step)
+        self.played.append(step)
+        self.undone.clear()
+
+    def undo(self) -> bool:
+        """Take back the last move; False when there is none."""
+        if not self.played:
+            return False
+        self.undone.append(self.played.pop())
+        self.position = self.start.copy()
+        for step in self.played:
+            self.position.apply(step)
+        return True
+
+    def redo(self) -> bool:
+        """Play again the last move taken back; False when there is none."""
+        if not self.undone:
+            return False
+        step = self.undone.pop()
+        self.position.apply(step)
+        self.played.append(step)
+        return True
+
+    def is_won(self) -> bool:
+        return self.position.is_won()
+
+    def is_stuck(self) -> bool:
+        """No legal move and not won: the game is over."""
+        return not self.is_won() and not self.legal()
+
+    def saved_line(self) -> str:
+        """The moves played as one line, as ``pyramid check`` and ``--after`` read them."""
+        return format_solution(self.played)
+
+
+@dataclass(frozen=True)
+class Status:
+    """What the solver says about a position.
+
+    kind: ``WON``, ``WINNABLE``, ``LOST`` or ``UNKNOWN``; moves: the fewest moves left to win
+    (``WINNABLE``); cleared: the most cards any line can have cleared at its end, counting those
+    already gone, out of ``most`` (``LOST``: 28 pyramid cards, 52 under goal "all"); line: a
+    shortest win or the best partial line from the position (replay steps); reason: the limit
+    that stopped a search (``UNKNOWN``); states: positions explored; seconds: search time.
+    """
+
+    kind: str
+    moves: int | None = None
+    cleared: int | None = None
+    most: int | None = None
+    line: tuple = ()
+    reason: str | None = None
+    states: int = 0
+    seconds: float = 0.0
+
+    def text(self) -> str:
+        """The status line: "winnable — 31 moves at best", "lost — at most 14 of the 28
+        pyramid cards can still be cleared", "won", "unknown (--timeout reached)"."""
+        if self.kind == WON:
+            return "won"
+        if self.kind == WINNABLE:
+            word = "move" if self.moves == 1 else "moves"
+            return f"winnable — {self.moves} {word} at best"
+        if self.kind == LOST:
+            cards = "pyramid cards" if self.most == 28 else "cards"
+            return f"lost — at most {self.cleared} of the {self.most} {cards} can still be cleared"
+        return f"unknown ({LIMIT_TEXT[self.reason]})"
+
+
+def assess(position: Position, max_states: int = 0, timeout: float | None = None) -> Status:
+    """The status of ``position`` (see the module docstring), under the limits ``max_states``
+    (positions, 0 = none) and ``timeout`` (seconds) for each search it runs."""
+    from solver.api import solve
+    from solver.pyramid.analysis.partial import best_partial
+
+    if position.is_won():
+        return Status(WON)
+    start = packed_position(position)
+    result = solve(position.deal, position.rules, start=start, max_states=max_states or None,
+                   timeout=timeout)
+    if result.outcome == Outcome.WON:
+        return Status(WINNABLE, moves=result.moves, line=tuple(result.solution),
+                      states=result.states, seconds=result.seconds)
+    if result.outcome == Outcome.UNKNOWN:
+        return Status(UNKNOWN, reason=result.reason, states=result.states,
+                      seconds=result.seconds)
+    partial = best_partial(position.deal, position.rules, start=start, max_states=max_states,
+                           timeout=timeout)
+    states = result.states + partial.states
+    seconds = result.seconds + partial.seconds
+    if not partial.exact:
+        return Status(UNKNOWN, reason=partial.reason, states=states, seconds=seconds)
+    return Status(LOST, cleared=partial.best, most=partial.most, line=tuple(partial.line),
+                  states=states, seconds=seconds)
+
+
+def winnable(position: Position, max_states: int = 0) -> bool | None:
+    """Whether ``position`` can still be won (the winnability search); None when the cap on
+    positions stopped it."""
+    from solver.api import solve
+
+    if position.is_won():
+        return True
+    result = solve(position.deal, position.rules, minimal=False, start=packed_position(position),
+                   max_states=max_states or None)
+    return result.winnable
+
+
+def move_loses(position: Position, step, max_states: int = 0) -> bool | None:
+    """Whether playing ``step`` turns the winnable ``position`` into a lost one: False when the
+    position is lost already (no move can lose it again) or the move keeps a win; None when a
+    limit left it open."""
+    now = winnable(position, max_states)
+    if not now:
+        return None if now is None else False
+    child = position.copy()
+    child.apply(step)
+    then = winnable(child, max_states)
+    return None if then is None else not then
+
+
+def hint(status: Status):
+    """The move to play next by ``status`` (from ``assess``): the first of a shortest win, or of
+    the best partial line when lost; None when there is none (won, unknown, or no move helps)."""
+    return status.line[0] if status.line else None

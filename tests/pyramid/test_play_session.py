@@ -1,0 +1,117 @@
+"""The game model of ``pyramid play`` (solver/pyramid/play/session.py) against the plain reference
+and the replay checker.
+
+* the warning: ``move_loses`` is true exactly when the position can be won and the position the
+  move reaches cannot, by the plain reference solver, on every move of random games (and both
+  answers occur, so the check can fail);
+* the status: a winnable position's line replays to a win in exactly the moves it says; a lost
+  one's line replays to the cards it says are the most; the hint is that line's first move, and
+  on a winnable position it keeps the deal winnable by the reference;
+* undo and redo give back the same positions; the saved line replays to the same position.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from reference.pyramid_fast import fast_winnable_from
+
+from solver.pyramid.model.deals import Deal
+from solver.pyramid.model.replay import replay
+from solver.pyramid.model.rules import PRESETS
+from solver.pyramid.play.session import (LOST, UNKNOWN, WINNABLE, WON, Game, assess, hint,
+                                         move_loses)
+
+PRESET_NAMES = ("standard", "msc")
+
+
+def random_game(seed: int, rules, rng: random.Random, moves: int) -> Game:
+    game = Game(Deal.from_seed(seed), rules)
+    for _ in range(moves):
+        steps = game.legal()
+        if not steps:
+            break
+        game.play(rng.choice(steps))
+    return game
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_warning_comes_exactly_before_a_losing_move(preset):
+    rules = PRESETS[preset]
+    rng = random.Random(preset)
+    answers = set()
+    for seed in range(20):
+        game = Game(Deal.from_seed(seed), rules)
+        for _ in range(25):
+            steps = game.legal()
+            if not steps:
+                break
+            now = fast_winnable_from(game.position)
+            for step in steps:
+                child = game.position.copy()
+                child.apply(step)
+                loses = now and not fast_winnable_from(child)
+                assert move_loses(game.position, step) == loses, (seed, game.saved_line(), step)
+                answers.add(loses)
+            game.play(rng.choice(steps))
+    assert answers == {True, False}
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_status_lines_replay_to_what_they_say(preset):
+    rules = PRESETS[preset]
+    rng = random.Random(len(preset))
+    kinds = set()
+    for seed in range(12):
+        game = random_game(seed, rules, rng, rng.randrange(0, 20))
+        status = assess(game.position)
+        kinds.add(status.kind)
+        assert status.kind != UNKNOWN
+        line = game.played + list(status.line)
+        end = replay(game.deal, rules, line)
+        assert end.ok, (seed, status)
+        if status.kind == WINNABLE:
+            assert end.position.is_won() and len(status.line) == status.moves
+            assert fast_winnable_from(game.position)
+            nxt = game.position.copy()
+            nxt.apply(hint(status))
+            assert fast_winnable_from(nxt)
+        elif status.kind == LOST:
+            assert not fast_winnable_from(game.position)
+            assert end.position.pyramid_left() == 28 - status.cleared
+            assert "can still be cleared" in status.text()
+        else:
+            assert status.kind == WON and game.is_won()
+    assert {WINNABLE, LOST} <= kinds
+
+
+def test_undo_redo_and_the_saved_line():
+    rules = PRESETS["standard"]
+    rng = random.Random(3)
+    for seed in range(10):
+        game = random_game(seed, rules, rng, 15)
+        keys = [game.position.key()]
+        n = len(game.played)
+        for _ in range(n):
+            assert game.undo()
+            keys.append(game.position.key())
+        assert not game.undo() and game.position.key() == game.start.key()
+        for k in range(n):
+            assert game.redo()
+            assert game.position.key() == keys[n - 1 - k]
+        assert not game.redo()
+        again = Game.after(game.deal, rules, game.saved_line())
+        assert again.position.key() == game.position.key()
+        if n:
+            game.undo()
+            game.play(game.legal()[0])
+            assert not game.undone  # a new move forgets the moves to redo
+
+
+def test_illegal_moves_are_refused():
+    game = Game(Deal.from_seed(12), PRESETS["standard"])
+    with pytest.raises(ValueError, match="not a legal move"):
+        game.play(("king", 0))
+    with pytest.raises(ValueError, match="illegal"):
+        Game.after(game.deal, game.rules, "Kh Kh")
