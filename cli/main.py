@@ -330,7 +330,7 @@ class PyramidGroup(click.Group):
 
 @click.group(cls=PyramidGroup, context_settings={"help_option_names": ["-h", "--help"]},
              lazy={"batch": "cli.batch", "stats": "cli.batch", "warmup": "cli.warmup",
-                   "challenge": "cli.challenge"})
+                   "challenge": "cli.challenge", "play": "cli.play"})
 @click.version_option(package_name=DISTRIBUTION)
 def cli() -> None:
     """Settle Pyramid Solitaire deals exactly, score them in batch, and simulate other card games."""

@@ -77,6 +77,8 @@ def test_hint_prints_the_first_explained_step():
     start = Position(deal, Rules())
     for step in parse_solution("Kc Kh"):
         start.apply(step)
-    line = result.output.splitlines()[0]
+    lines = result.output.splitlines()
+    assert lines[1] == "After 2 moves: Kc Kh"  # then the position they reach, then the hint
+    line = next(x for x in lines if x.startswith("Next move: "))
     step = parse_solution(line.removeprefix("Next move: ").split()[0])
     assert line == "Next move: " + step_line(explain_steps(deal, Rules(), step, start)[0])

@@ -115,3 +115,31 @@ def test_illegal_moves_are_refused():
         game.play(("king", 0))
     with pytest.raises(ValueError, match="illegal"):
         Game.after(game.deal, game.rules, "Kh Kh")
+
+
+def test_the_summary_names_the_first_losing_move_that_check_finds():
+    """Random games under msc that lose the deal: the summary's first losing move is the one
+    ``pyramid check --json`` gives, and a won game's summary says so."""
+    import json
+
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from solver.pyramid.play.session import summary
+
+    rules = PRESETS["msc"]
+    rng = random.Random(11)
+    compared = 0
+    for seed in range(24):
+        game = random_game(seed, rules, rng, 40)
+        out = CliRunner().invoke(cli, ["check", "--seed", str(seed), "--rules", "msc",
+                                       "--solution", game.saved_line(), "--json"])
+        losing = json.loads(out.stdout)["losing"]
+        lines = summary(game)
+        assert lines[0].startswith(f"Played in {len(game.played)} moves")
+        if losing["status"] == "lost_at":
+            assert lines[1].startswith(f"Move {losing['move']}, {losing['played']}, lost the deal")
+            compared += 1
+        elif losing["status"] == "never_winnable":
+            assert lines[1] == "The deal could not be won from the start."
+    assert compared >= 2

@@ -1,7 +1,8 @@
 """Playing a deal with the solver at your side: the game model and the solver's answers about a
 position (``session``), which the terminal game shows.
 
-May import ``solver.core``, ``solver.pyramid.model``, ``solver.api`` and
-``solver.pyramid.analysis`` (the best partial result); nothing imports this package but the
-command-line tool.
+May import ``solver.core``, ``solver.pyramid.model``, the searches through their entry points
+(``solver.pyramid.winnable.solve``, ``solver.pyramid.optimal.api``) and
+``solver.pyramid.analysis`` (the best partial result, the first losing move); nothing imports
+this package but the command-line tool.
 """

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from solver.pyramid.model.outcome import Outcome
-from solver.pyramid.model.replay import Position, format_solution, parse_solution, replay
+from solver.pyramid.model.replay import (STEP_KING, STEP_PAIR, STEP_RECYCLE, Position,
+                                         format_solution, parse_solution, replay)
 from solver.pyramid.model.rules import Rules
 from solver.pyramid.model.sentences import LIMIT_TEXT
 from solver.pyramid.model.state import packed_position
@@ -58,10 +59,22 @@ class Game:
         """The legal moves now (none once the deal is won)."""
         return self.position.legal_steps()
 
+    def step_with(self, cards) -> tuple | None:
+        """The legal move that removes exactly the cards ``cards`` (card ids: a king, or the two
+        cards of a pair in either order), or None."""
+        wanted = sorted(int(c) for c in cards)
+        for step in self.legal():
+            if step[0] in (STEP_PAIR, STEP_KING) and sorted(step[1:]) == wanted:
+                return step
+        return None
+
     def play(self, step) -> None:
         """Play ``step`` (``ValueError`` when it is illegal); it clears the moves to redo."""
         if step not in self.legal():
-            raise ValueError(f"{format_solution([step])} is not a legal move here")
+            same = self.step_with(step[1:]) if step and step[0] == STEP_PAIR else None
+            if same is None:
+                raise ValueError(f"{format_solution([step])} is not a legal move here")
+            step = same
         self.position.apply(step)
         self.played.append(step)
         self.undone.clear()
@@ -87,6 +100,10 @@ class Game:
 
     def is_won(self) -> bool:
         return self.position.is_won()
+
+    def legal_recycle(self) -> bool:
+        """Whether turning the waste over is a legal move now."""
+        return any(step[0] == STEP_RECYCLE for step in self.legal())
 
     def is_stuck(self) -> bool:
         """No legal move and not won: the game is over."""
@@ -131,17 +148,23 @@ class Status:
         return f"unknown ({LIMIT_TEXT[self.reason]})"
 
 
+def shortest(deal, rules: Rules, start: int, max_states: int = 0,
+             timeout: float | None = None):
+    """The minimum-move search from the packed position ``start`` (a ``SolveResult``)."""
+    from solver.pyramid.optimal.api import solve_optimal
+
+    return solve_optimal(deal, rules, start=start, max_states=max_states, timeout=timeout)
+
+
 def assess(position: Position, max_states: int = 0, timeout: float | None = None) -> Status:
     """The status of ``position`` (see the module docstring), under the limits ``max_states``
     (positions, 0 = none) and ``timeout`` (seconds) for each search it runs."""
-    from solver.api import solve
     from solver.pyramid.analysis.partial import best_partial
 
     if position.is_won():
         return Status(WON)
     start = packed_position(position)
-    result = solve(position.deal, position.rules, start=start, max_states=max_states or None,
-                   timeout=timeout)
+    result = shortest(position.deal, position.rules, start, max_states, timeout)
     if result.outcome == Outcome.WON:
         return Status(WINNABLE, moves=result.moves, line=tuple(result.solution),
                       states=result.states, seconds=result.seconds)
@@ -161,12 +184,12 @@ def assess(position: Position, max_states: int = 0, timeout: float | None = None
 def winnable(position: Position, max_states: int = 0) -> bool | None:
     """Whether ``position`` can still be won (the winnability search); None when the cap on
     positions stopped it."""
-    from solver.api import solve
+    from solver.pyramid.winnable.solve import solve_winnable
 
     if position.is_won():
         return True
-    result = solve(position.deal, position.rules, minimal=False, start=packed_position(position),
-                   max_states=max_states or None)
+    result = solve_winnable(position.deal, position.rules, start=packed_position(position),
+                            max_states=max_states)
     return result.winnable
 
 
@@ -187,3 +210,49 @@ def hint(status: Status):
     """The move to play next by ``status`` (from ``assess``): the first of a shortest win, or of
     the best partial line when lost; None when there is none (won, unknown, or no move helps)."""
     return status.line[0] if status.line else None
+
+
+def load_kernels(deal, rules: Rules) -> None:
+    """Load (or compile) every kernel ``assess`` and ``move_loses`` use, so that the first
+    answer comes as fast as the others."""
+    from solver.pyramid.analysis.partial import load_kernels as load_partial
+    from solver.pyramid.optimal.api import OptimalWorkspace
+    from solver.pyramid.optimal.api import load_kernels as load_optimal
+    from solver.pyramid.winnable.solve import Workspace
+
+    Workspace.create(rules)
+    load_optimal()
+    OptimalWorkspace.create().winnability(rules)
+    load_partial()
+
+
+def summary(game: Game, max_states: int = 0, timeout: float | None = None) -> list[str]:
+    """The end of a game in sentences: the moves played against the fewest that win the deal
+    from where the game began, and the first move that lost it (``pyramid check``'s answer), or
+    that it can still be won."""
+    from solver.pyramid.analysis.losing_move import first_losing_move
+    from solver.pyramid.model.outcome import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
+
+    played = len(game.played)
+    best = shortest(game.deal, game.rules, packed_position(game.start), max_states, timeout)
+    least = (f"the fewest that win are {best.moves}" if best.outcome == Outcome.WON else
+             "no line wins this deal" if best.outcome == Outcome.LOST else
+             "the fewest that win are unknown (a limit was reached)")
+    lines = [f"{'Won' if game.is_won() else 'Played'} in {played} move{'s' if played != 1 else ''}; "
+             f"{least}."]
+    if game.is_won():
+        return lines
+    where = first_losing_move(game.deal, game.rules, game.played, game.start,
+                              max_states=max_states, timeout=timeout)
+    if where.status == STATUS_LOST_AT:
+        lines.append(f"Move {where.move}, {format_solution([where.played])}, lost the deal: "
+                     f"{format_solution([where.instead])} instead kept it winnable.")
+    elif where.status == STATUS_NEVER:
+        lines.append("The deal could not be won from the start.")
+    elif where.status == STATUS_STILL:
+        at_best = " at best" if where.optimal else ""
+        lines.append(f"It can still be won: in {len(where.win_from_there)} moves{at_best} from "
+                     f"here.")
+    else:
+        lines.append("Where it was lost is unknown (a limit was reached).")
+    return lines

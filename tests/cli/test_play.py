@@ -1,0 +1,286 @@
+"""``pyramid play`` driven headless through Textual's pilot: a whole game won by keys alone,
+the solver's status, hints, undo and redo, the warning before a losing move, the mouse, the
+saved line, a terminal too small, and no terminal at all."""
+
+from __future__ import annotations
+
+import asyncio
+
+from click.testing import CliRunner
+
+from cli.main import cli
+from solver.pyramid.model.deals import Deal
+from solver.pyramid.model.replay import STEP_DRAW, STEP_RECYCLE, replay
+from solver.pyramid.model.rules import PRESETS
+from solver.pyramid.play.app import STOCK, Board, PlayApp, pyramid_column
+from solver.pyramid.play.session import WINNABLE, assess, move_loses
+from solver.pyramid.model.state import packed_position
+from solver.api import solve
+
+SIZE = (100, 30)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def settled(app, pilot) -> None:
+    """Wait until the solver has answered about the position shown."""
+    for _ in range(3000):
+        await pilot.pause(0.02)
+        if app.status is not None or not app.assistant or app.game.is_won():
+            return
+    raise AssertionError("the solver did not answer")
+
+
+async def press_to(app, pilot, target) -> None:
+    """Move the cursor to ``target`` with the right arrow and pick it with Enter."""
+    for _ in range(len(app.targets()) + 1):
+        if app.cursor_target() == target:
+            await pilot.press("enter")
+            return
+        await pilot.press("right")
+    raise AssertionError(f"{target!r} is not a target")
+
+
+async def play_by_keys(app, pilot, step) -> None:
+    """Play ``step`` with the keyboard alone: d for a draw or a recycle, else the cursor and
+    Enter on each of its cards."""
+    if step[0] in (STEP_DRAW, STEP_RECYCLE):
+        await pilot.press("d")
+        return
+    for card in step[1:]:
+        target = next(t for t in app.targets() if app.card_of(t) == card)
+        await press_to(app, pilot, target)
+
+
+def test_a_whole_game_won_with_the_keyboard_alone():
+    async def go():
+        deal = Deal.from_seed(12)
+        rules = PRESETS["standard"]
+        shortest = solve(deal, rules).solution
+        app = PlayApp(deal, rules, "Seed 12")
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            assert app.status.kind == WINNABLE and app.status.moves == len(shortest)
+            assert "winnable — 48 moves at best" in app.status_text()
+            for step in shortest:
+                await play_by_keys(app, pilot, step)
+            await pilot.pause()
+            assert app.game.is_won() and len(app.game.played) == len(shortest)
+            assert app.status_text() == "solver: won"
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if "Won in 48 moves; the fewest that win are 48." in app.message_text:
+                    break
+            assert "Won in 48 moves; the fewest that win are 48." in app.message_text
+            await pilot.press("q")
+        assert replay(deal, rules, app.game.played).position.is_won()
+        assert app.return_value == app.game.saved_line()
+    run(go())
+
+
+def test_solve_plays_a_shortest_line_and_every_hint_is_a_winning_move():
+    async def go():
+        deal = Deal.from_seed(1)
+        rules = PRESETS["msc"]
+        app = PlayApp(deal, rules, "Seed 1")
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            for _ in range(3):  # hints on the way: each a first move of a shortest win
+                await pilot.press("h")
+                step = app.status.line[0]
+                assert "Hint: " in app.message_text
+                after = app.game.position.copy()
+                after.apply(step)
+                assert assess(after).moves == app.status.moves - 1
+                await play_by_keys(app, pilot, step)
+                await settled(app, pilot)
+            moves = len(app.game.played) + app.status.moves
+            await pilot.press("s")
+            for _ in range(400):
+                await pilot.pause(0.05)
+                if app.game.is_won():
+                    break
+            assert app.game.is_won() and len(app.game.played) == moves
+    run(go())
+
+
+def test_undo_and_redo():
+    async def go():
+        deal = Deal.from_seed(12)
+        app = PlayApp(deal, PRESETS["standard"], "Seed 12")
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            start = app.game.position.key()
+            await pilot.press("d", "d")
+            two = app.game.position.key()
+            await pilot.press("u")
+            await pilot.press("u")
+            assert app.game.position.key() == start
+            await pilot.press("u")
+            assert "Nothing to undo" in app.message_text
+            await pilot.press("r", "r")
+            assert app.game.position.key() == two
+            await settled(app, pilot)
+            assert app.status.moves == 46  # two draws off a 48-move win that starts with Kh
+    run(go())
+
+
+def first_losing_position(rules, seeds=range(40)):
+    """A seed, the moves reaching a winnable position, and a move there that loses it."""
+    for seed in seeds:
+        deal = Deal.from_seed(seed)
+        win = solve(deal, rules, minimal=False)
+        if not win.solution:
+            continue
+        pos = replay(deal, rules, []).position
+        for i, good in enumerate(win.solution):
+            for step in pos.legal_steps():
+                if step[0] != STEP_RECYCLE and move_loses(pos, step):
+                    return seed, list(win.solution[:i]), step
+            pos.apply(good)
+    raise AssertionError("no losing move found")
+
+
+def test_a_losing_move_is_questioned_and_played_only_on_y():
+    rules = PRESETS["msc"]
+    seed, before, losing = first_losing_position(rules)
+
+    async def go():
+        deal = Deal.from_seed(seed)
+        app = PlayApp(deal, rules, f"Seed {seed}", before)
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            await play_by_keys(app, pilot, losing)
+            assert "loses the deal" in app.message_text
+            assert len(app.game.played) == len(before)  # not played yet
+            await pilot.press("x")
+            assert "Not played" in app.message_text and len(app.game.played) == len(before)
+            await play_by_keys(app, pilot, losing)
+            await pilot.press("y")
+            assert len(app.game.played) == len(before) + 1
+            await settled(app, pilot)
+            assert app.status.kind == "lost" and "can still be cleared" in app.status_text()
+    run(go())
+
+
+def test_no_question_with_no_warn_but_the_move_is_marked():
+    rules = PRESETS["msc"]
+    seed, before, losing = first_losing_position(rules)
+
+    async def go():
+        app = PlayApp(Deal.from_seed(seed), rules, f"Seed {seed}", before, warn=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            await play_by_keys(app, pilot, losing)
+            assert len(app.game.played) == len(before) + 1
+            assert "lost the deal" in app.message_text
+            assert app.marked == [len(before) + 1]
+    run(go())
+
+
+def test_a_king_and_the_stock_by_mouse():
+    async def go():
+        deal = Deal.from_seed(12)  # Kh at the end of the bottom row
+        app = PlayApp(deal, PRESETS["standard"], "Seed 12")
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            board = app.query_one(Board)
+            line, column = pyramid_column(27)
+            await pilot.click(Board, offset=(column + 1 + 1, line))  # the board's padding is 1
+            assert app.game.saved_line() == "Kh"
+            spot = next(s for s in board.spots if s.target == STOCK)
+            await pilot.click(Board, offset=(spot.column + 2, spot.line))
+            assert app.game.saved_line() == "Kh draw"
+    run(go())
+
+
+def test_a_terminal_too_small_says_how_big_it_must_be():
+    async def go():
+        app = PlayApp(Deal.from_seed(12), PRESETS["standard"], "Seed 12")
+        async with app.run_test(size=(40, 12)) as pilot:
+            await pilot.pause()
+            title = str(app.query_one("#title").render())
+            assert "needs at least 60x20" in title
+    run(go())
+
+
+def test_the_status_agrees_with_the_solver_after_each_move():
+    async def go():
+        deal = Deal.from_seed(5)
+        rules = PRESETS["standard"]
+        app = PlayApp(deal, rules, "Seed 5")
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(6):
+                await settled(app, pilot)
+                result = solve(deal, rules, start=packed_position(app.game.position))
+                if app.status.kind == WINNABLE:
+                    assert app.status.moves == result.moves
+                else:
+                    assert result.moves is None
+                await pilot.press("d")
+    run(go())
+
+
+def test_without_a_terminal_one_line_and_exit_2():
+    r = CliRunner().invoke(cli, ["play", "--seed", "3"])
+    assert r.exit_code == 2
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "needs a terminal" in lines[0]
+    assert "Traceback" not in r.output
+
+
+def test_the_real_command_in_a_pseudo_terminal(tmp_path):
+    """``pyramid play`` itself in a pseudo-terminal: it draws the game and the solver's status,
+    takes a key, and on q prints the moves and writes them to --save."""
+    import fcntl
+    import os
+    import pty
+    import re
+    import select
+    import struct
+    import sys
+    import termios
+    import time
+
+    saved = tmp_path / "moves.txt"
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command, in the terminal the fork made
+        os.execv(sys.executable, [sys.executable, "-m", "cli", "play", "--seed", "12",
+                                  "--save", str(saved)])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    screen = b""
+
+    def read_until(pattern: bytes, seconds: float) -> bytes:
+        nonlocal screen
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                screen += chunk
+                plain = re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", screen)
+                if re.search(pattern, plain):
+                    return plain
+        return re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", screen)
+
+    try:
+        plain = read_until(rb"winnable", 300)
+        assert b"Seed 12" in plain and b"winnable" in plain, plain[-2000:]
+        os.write(fd, b"d")
+        plain = read_until(rb"47", 60)
+        assert b"47" in plain
+        os.write(fd, b"q")
+        plain = read_until(rb"Moves played \(1\): draw", 60)
+        assert b"Moves played (1): draw" in plain, plain[-2000:]
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    assert os.WEXITSTATUS(status) == 0
+    assert saved.read_text() == "draw\n"
