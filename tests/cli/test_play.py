@@ -233,12 +233,13 @@ def test_without_a_terminal_one_line_and_exit_2():
 
 def test_the_real_command_in_a_pseudo_terminal(tmp_path):
     """``pyramid play`` itself in a pseudo-terminal: it draws the game and the solver's status,
-    takes a key, and on q prints the moves and writes them to --save."""
+    takes a key, and on Ctrl-C quits cleanly, printing the moves and writing them to --save."""
     import fcntl
     import os
     import pty
     import re
     import select
+    import signal
     import struct
     import sys
     import termios
@@ -276,11 +277,18 @@ def test_the_real_command_in_a_pseudo_terminal(tmp_path):
         os.write(fd, b"d")
         plain = read_until(rb"47", 60)
         assert b"47" in plain
-        os.write(fd, b"q")
+        os.write(fd, b"\x03")  # Ctrl-C
         plain = read_until(rb"Moves played \(1\): draw", 60)
         assert b"Moves played (1): draw" in plain, plain[-2000:]
     finally:
-        _, status = os.waitpid(pid, 0)
+        for _ in range(100):  # up to 10 s for the command to end on its own
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.1)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
         os.close(fd)
     assert os.WEXITSTATUS(status) == 0
     assert saved.read_text() == "draw\n"

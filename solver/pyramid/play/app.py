@@ -10,7 +10,7 @@ alone: the cursor keys move between the cards you can pick, Enter picks the card
 cursor (a second card that pairs with the first plays the pair), ``d`` draws (or turns the
 waste over), ``u`` undoes, ``r`` redoes, ``h`` shows a hint, ``s`` plays the rest of a shortest
 line step by step, ``a`` switches the solver off and on, ``n`` deals a new random deal, ``q``
-quits, ``?`` shows the keys.
+(or Ctrl-C) quits, ``?`` shows the keys.
 
 The solver runs in a worker thread after every move (``session.assess``) and never holds the
 screen: a newer position makes an older answer void. Before a move that turns a winnable
@@ -163,6 +163,7 @@ class PlayApp(App):
         Binding("a", "assistant", show=False), Binding("n", "new", show=False),
         Binding("q", "quit_game", show=False), Binding("question_mark", "help", show=False),
         Binding("y", "confirm", show=False),
+        Binding("ctrl+c", "quit_game", show=False, priority=True),
     ]
 
     def __init__(self, deal, rules: Rules, title: str, moves=(), assistant: bool = True,
