@@ -39,7 +39,9 @@ def play(seed, deal_text, deal_file, rules, after, max_states, timeout, no_solve
     A random deal when none is given. Exit 0 on quit, 2 on bad input or no terminal."""
     try:
         from solver.pyramid.play.app import PlayApp
-    except ImportError:
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in ("textual", "rich"):
+            raise
         raise InputError(INSTALL_HINT) from None
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError("pyramid play needs a terminal (stdin and stdout are not one); to "
