@@ -171,8 +171,8 @@ def lost_lines(deal, rules, analysis, pos, played: int) -> list[str]:
 
 def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
     """A shortest line with the choices at each step, the narrow steps, the playouts' win
-    rates and the difficulty rank."""
-    from solver.pyramid.analysis.deal import is_narrow
+    rates and the difficulty rank (``solver.pyramid.analysis.deal.playout_lines``)."""
+    from solver.pyramid.analysis.deal import is_narrow, playout_lines
     from solver.pyramid.model.explain import describe_steps
 
     steps = describe_steps(deal, rules, analysis.verdict.solution, pos)
@@ -200,36 +200,7 @@ def won_lines(deal, rules, analysis, pos, from_start: bool) -> list[str]:
         else:
             lines.append("No narrow step: wherever there was a choice, more than one move kept "
                          "the deal winnable.")
-    lines += playout_lines(analysis, from_start)
-    return lines
-
-
-def playout_lines(analysis, from_start: bool) -> list[str]:
-    """The two players' win rates and the difficulty rank (``from_start``: the analysis began
-    at the deal's start, not after ``--after`` moves; only such deals are ranked)."""
-    from solver.core.stats import fmt_p
-
-    rates = analysis.playouts
-    if rates is None:
-        return []
-    lines = [f"Random play wins {fmt_p(rates.random)} of {rates.games:,} games (95% interval).",
-             f"Greedy play wins {fmt_p(rates.greedy)} of {rates.games:,} games."]
-    from solver.pyramid.analysis.difficulty import PLAYOUTS_PER_DEAL, TABLE_SEEDS, table_rules
-
-    first, last = TABLE_SEEDS
-    if analysis.rank is not None:
-        lines.append(f"Difficulty: harder than {analysis.rank:.0%} of winnable deals (by the "
-                     f"random-play win rate, among the winnable deals of seeds "
-                     f"{first:,}..{last:,} under these rules).")
-    elif from_start and rates.games < PLAYOUTS_PER_DEAL:
-        lines.append(f"No difficulty rank: it needs at least {PLAYOUTS_PER_DEAL:,} playouts "
-                     f"(as many as each deal of the table had).")
-    elif from_start and not table_rules():
-        lines.append("No difficulty rank: the difficulty table (data/difficulty.json) was not "
-                     "found in this installation.")
-    elif from_start and analysis.rules not in table_rules():
-        lines.append("No difficulty rank: the table covers the rules of the presets only "
-                     "(--rules standard, --rules msc).")
+    lines += playout_lines(analysis.playouts, analysis.rank, analysis.rules, from_start)
     return lines
 
 

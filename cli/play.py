@@ -54,7 +54,7 @@ def play(seed, deal_text, deal_file, rules, after, max_states, timeout, no_solve
         from solver.pyramid.model.sentences import deal_title
         from solver.pyramid.play.session import load_kernels
 
-        load_kernels(deal, rules)
+        load_kernels(rules)
     app = PlayApp(deal, rules, deal_title(ident), begin.played, assistant=not no_solver,
                   warn=not no_warn, max_states=max_states, timeout=timeout)
     line = app.run()

@@ -143,3 +143,34 @@ def test_the_summary_names_the_first_losing_move_that_check_finds():
         elif losing["status"] == "never_winnable":
             assert lines[1] == "The deal could not be won from the start."
     assert compared >= 2
+
+
+@pytest.mark.parametrize("seed, preset", [(1, "standard"), (12, "standard"), (32, "msc"),
+                                          (0, "msc")])
+def test_the_summary_gives_the_difficulty_figures_of_analyse(seed, preset):
+    """The summary's difficulty figures are those ``pyramid analyse`` gives for the deal: its
+    win rates and rank (``--json``) and its sentences (the text), for won deals; none for a
+    lost one, which analyse does not rank either."""
+    import json
+    import re
+
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from solver.pyramid.play.session import summary
+
+    rules = PRESETS[preset]
+    args = ["analyse", "--seed", str(seed), "--rules", preset]
+    doc = json.loads(CliRunner().invoke(cli, args + ["--json"]).stdout)
+    text = CliRunner().invoke(cli, args).stdout.splitlines()
+    game = random_game(seed, rules, random.Random(seed), 3)
+    lines = summary(game)
+    figures = [line for line in lines if re.match(r"(Random|Greedy) play wins|Difficulty", line)]
+    if doc["playouts"] is None:
+        assert figures == [] and doc["harder_than"] is None
+        return
+    assert figures == [line for line in text if line in figures] and len(figures) == 3
+    for player, line in zip(("random", "greedy"), figures):
+        rate = doc["playouts"][player]
+        assert f"wins {rate['p']:.4f} [{rate['lo']:.4f}, {rate['hi']:.4f}] of 10,000" in line
+    assert f"harder than {doc['harder_than']:.0%} of winnable deals" in figures[2]

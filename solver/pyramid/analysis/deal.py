@@ -95,7 +95,6 @@ def analyse_deal(deal, rules: Rules = Rules(), start: Position | None = None, ma
     kernels are loaded (so that no search's time includes loading them).
     """
     from solver.pyramid.analysis.choices import SearchLimitReached, line_choices
-    from solver.pyramid.analysis.difficulty import PLAYOUTS_PER_DEAL, difficulty_rank
     from solver.pyramid.optimal.api import solve_optimal
     from solver.pyramid.analysis.partial import best_partial
     from solver.pyramid.analysis.reasons import find_reason
@@ -126,10 +125,7 @@ def analyse_deal(deal, rules: Rules = Rules(), start: Position | None = None, ma
         stopped = None
     except SearchLimitReached:
         choices, stopped = (), REASON_STATES
-    rates = rates_of(deal, rules, start, playouts, seed, jobs, progress)
-    rank = None
-    if rates is not None and start is None and rates.games >= PLAYOUTS_PER_DEAL:
-        rank = difficulty_rank(rates.random["p"], rules)
+    rates, rank = difficulty_of(deal, rules, start, playouts, seed, jobs, progress)
     return DealAnalysis(rules, verdict, choices=choices, choices_stopped=stopped,
                         playouts=rates, rank=rank)
 
@@ -150,3 +146,46 @@ def rates_of(deal, rules: Rules, start, playouts: int | None, seed: int, jobs: i
         return None
     return playout_rates(deal, rules, games=games, seed=seed, jobs=jobs, start=start,
                          progress=progress)
+
+
+def difficulty_of(deal, rules: Rules, start, playouts: int | None = None, seed: int = 0,
+                  jobs: int = 1, progress: bool = False):
+    """``(rates, rank)`` of a won deal from the packed position ``start`` (None: the deal's
+    start): both players' ``PlayoutRates`` (``rates_of``) and the difficulty rank of the
+    random player's rate (``difficulty.difficulty_rank``; None unless from the deal's start,
+    with at least as many playouts as the table's deals had, under rules the table covers)."""
+    from solver.pyramid.analysis.difficulty import PLAYOUTS_PER_DEAL, difficulty_rank
+
+    rates = rates_of(deal, rules, start, playouts, seed, jobs, progress)
+    rank = None
+    if rates is not None and start is None and rates.games >= PLAYOUTS_PER_DEAL:
+        rank = difficulty_rank(rates.random["p"], rules)
+    return rates, rank
+
+
+def playout_lines(rates, rank: float | None, rules: Rules, from_start: bool) -> list[str]:
+    """The two players' win rates and the difficulty rank, in the sentences of ``pyramid
+    analyse`` (``rates``, ``rank``: ``difficulty_of``; ``from_start``: the analysis began at the
+    deal's start, not after some moves; only such deals are ranked)."""
+    from solver.core.stats import fmt_p
+    from solver.pyramid.analysis.difficulty import PLAYOUTS_PER_DEAL, TABLE_SEEDS, table_rules
+
+    if rates is None:
+        return []
+    lines = [f"Random play wins {fmt_p(rates.random)} of {rates.games:,} games (95% interval).",
+             f"Greedy play wins {fmt_p(rates.greedy)} of {rates.games:,} games."]
+    first, last = TABLE_SEEDS
+    if rank is not None:
+        lines.append(f"Difficulty: harder than {rank:.0%} of winnable deals (by the "
+                     f"random-play win rate, among the winnable deals of seeds "
+                     f"{first:,}..{last:,} under these rules).")
+    elif from_start and rates.games < PLAYOUTS_PER_DEAL:
+        lines.append(f"No difficulty rank: it needs at least {PLAYOUTS_PER_DEAL:,} playouts "
+                     f"(as many as each deal of the table had).")
+    elif from_start and not table_rules():
+        lines.append("No difficulty rank: the difficulty table (data/difficulty.json) was not "
+                     "found in this installation.")
+    elif from_start and rules not in table_rules():
+        lines.append("No difficulty rank: the table covers the rules of the presets only "
+                     "(--rules standard, --rules msc).")
+    return lines

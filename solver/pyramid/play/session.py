@@ -212,10 +212,13 @@ def hint(status: Status):
     return status.line[0] if status.line else None
 
 
-def load_kernels(deal, rules: Rules) -> None:
-    """Load (or compile) every kernel ``assess`` and ``move_loses`` use, so that the first
-    answer comes as fast as the others."""
+def load_kernels(rules: Rules) -> None:
+    """Load (or compile) every kernel ``assess``, ``move_loses`` and ``summary`` use under
+    ``rules``, so that the first answer comes as fast as the others (they serve every deal;
+    the playouts' are loaded on deal 0)."""
+    from solver.pyramid.model.deals import Deal
     from solver.pyramid.analysis.partial import load_kernels as load_partial
+    from solver.pyramid.analysis.playouts import playout_rates
     from solver.pyramid.optimal.api import OptimalWorkspace
     from solver.pyramid.optimal.api import load_kernels as load_optimal
     from solver.pyramid.winnable.solve import Workspace
@@ -224,15 +227,14 @@ def load_kernels(deal, rules: Rules) -> None:
     load_optimal()
     OptimalWorkspace.create().winnability(rules)
     load_partial()
+    playout_rates(Deal.from_seed(0), rules, games=1)
 
 
 def summary(game: Game, max_states: int = 0, timeout: float | None = None) -> list[str]:
     """The end of a game in sentences: the moves played against the fewest that win the deal
-    from where the game began, and the first move that lost it (``pyramid check``'s answer), or
-    that it can still be won."""
-    from solver.pyramid.analysis.losing_move import first_losing_move
-    from solver.pyramid.model.outcome import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
-
+    from its start, the first move that lost it (``pyramid check``'s answer) or that it can
+    still be won, and for a winnable deal its difficulty figures as ``pyramid analyse`` gives
+    them (``difficulty_lines``)."""
     played = len(game.played)
     best = shortest(game.deal, game.rules, packed_position(game.start), max_states, timeout)
     least = (f"the fewest that win are {best.moves}" if best.outcome == Outcome.WON else
@@ -240,19 +242,37 @@ def summary(game: Game, max_states: int = 0, timeout: float | None = None) -> li
              "the fewest that win are unknown (a limit was reached)")
     lines = [f"{'Won' if game.is_won() else 'Played'} in {played} move{'s' if played != 1 else ''}; "
              f"{least}."]
-    if game.is_won():
-        return lines
+    if not game.is_won():
+        lines.append(where_lost(game, max_states, timeout))
+    if best.outcome == Outcome.WON:
+        lines += difficulty_lines(game.deal, game.rules)
+    return lines
+
+
+def difficulty_lines(deal, rules: Rules) -> list[str]:
+    """The difficulty figures of a winnable deal from its start, as ``pyramid analyse`` gives
+    them by default (its playouts, seed 0, and its rank among the table's deals): the same
+    functions, the same sentences."""
+    from solver.pyramid.analysis.deal import difficulty_of, playout_lines
+
+    rates, rank = difficulty_of(deal, rules, None)
+    return playout_lines(rates, rank, rules, from_start=True)
+
+
+def where_lost(game: Game, max_states: int = 0, timeout: float | None = None) -> str:
+    """The sentence on the first move of ``game`` that lost the deal, as ``pyramid check``
+    finds it, or that the deal can still be won, or could never be."""
+    from solver.pyramid.analysis.losing_move import first_losing_move
+    from solver.pyramid.model.outcome import STATUS_LOST_AT, STATUS_NEVER, STATUS_STILL
+
     where = first_losing_move(game.deal, game.rules, game.played, game.start,
                               max_states=max_states, timeout=timeout)
     if where.status == STATUS_LOST_AT:
-        lines.append(f"Move {where.move}, {format_solution([where.played])}, lost the deal: "
-                     f"{format_solution([where.instead])} instead kept it winnable.")
-    elif where.status == STATUS_NEVER:
-        lines.append("The deal could not be won from the start.")
-    elif where.status == STATUS_STILL:
+        return (f"Move {where.move}, {format_solution([where.played])}, lost the deal: "
+                f"{format_solution([where.instead])} instead kept it winnable.")
+    if where.status == STATUS_NEVER:
+        return "The deal could not be won from the start."
+    if where.status == STATUS_STILL:
         at_best = " at best" if where.optimal else ""
-        lines.append(f"It can still be won: in {len(where.win_from_there)} moves{at_best} from "
-                     f"here.")
-    else:
-        lines.append("Where it was lost is unknown (a limit was reached).")
-    return lines
+        return f"It can still be won: in {len(where.win_from_there)} moves{at_best} from here."
+    return "Where it was lost is unknown (a limit was reached)."
