@@ -102,12 +102,27 @@ def deal_options(f):
 
 def search_limit_options(f):
     """``--max-states N`` and ``--timeout SECONDS``: limits that end a search with "unknown"."""
+    return limit_options(f, "Stop the minimum-move search after this many seconds: outcome "
+                            "unknown (with a lower bound), exit 3.",
+                         "Stop after this many positions (0 = no limit): outcome unknown, "
+                         "exit 3.")
+
+
+def play_limit_options(f):
+    """``search_limit_options`` as ``pyramid play`` has them: the limits of each search the
+    solver runs after a move, whose answer then shows as unknown (play has no exit 3)."""
+    return limit_options(f, "Stop each search the solver runs after this many seconds: the "
+                            "status shows unknown.",
+                         "Stop each search the solver runs after this many positions (0 = no "
+                         "limit): the status shows unknown, and no warning comes.")
+
+
+def limit_options(f, timeout_help: str, states_help: str):
+    """``--timeout SECONDS`` and ``--max-states N`` with these help texts."""
     f = click.option("--timeout", type=PositiveSeconds(), default=None, metavar="SECONDS",
-                     help="Stop the minimum-move search after this many seconds: outcome "
-                          "unknown (with a lower bound), exit 3.")(f)
+                     help=timeout_help)(f)
     f = click.option("--max-states", type=BoundedInt(0, MAX_INT64), default=0, show_default=True,
-                     help="Stop after this many positions (0 = no limit): outcome unknown, "
-                          "exit 3.")(f)
+                     help=states_help)(f)
     return f
 
 
@@ -176,15 +191,27 @@ def check_deal_options(seed: int | None, deal_text: str | None, deal_file: str |
         raise InputError("give exactly one of --seed N, --deal TEXT or --deal-file PATH")
 
 
+def line_option(f):
+    """``--line N``: the deal on line N of ``--deal-file`` (a file of many deals)."""
+    return click.option("--line", "line", type=click.IntRange(min=1), default=None, metavar="N",
+                        help="Take the deal on line N of --deal-file (1-based, blank lines "
+                             "counted, as the JSON's \"line\" counts them).")(f)
+
+
 def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None = None,
-                  need: str = "this command takes one deal") -> tuple[dict, object]:
+                  need: str = "this command takes one deal",
+                  line: int | None = None) -> tuple[dict, object]:
     """``(ident, deal)`` of the single deal named by the deal options, exactly one of which must
     be given; a deal file of more than one is refused at its second deal, read no further (an
-    ``InputError`` starting with ``need``).
+    ``InputError`` starting with ``need``), unless ``line`` (``--line N``) picks the deal of
+    its line N (an ``InputError`` when that line is past the end, blank, or not a deal, or
+    when no deal file is given).
 
     ``ident`` names the deal as the JSON output does: ``{"seed": n}``, ``{"line": n}`` (a line of
     the deal file) or ``{}`` (``--deal`` text).
     """
+    if line is not None and deal_file is None:
+        raise InputError("--line N picks a line of a deal file: give --deal-file PATH too")
     check_deal_options(seed, deal_text, deal_file)
     from solver.pyramid.model.deals import Deal
 
@@ -195,8 +222,14 @@ def load_one_deal(seed: int | None, deal_text: str | None, deal_file: str | None
             return {}, Deal.parse(deal_text)
     from solver.pyramid.model.sources import DealFile
 
+    source = DealFile(deal_file)
+    if line is not None:
+        with input_errors():
+            source.check()
+        with input_errors(f"bad --line {line}: "):
+            return {"line": line}, source.deal_at(line)
     with input_errors():
-        lineno, deal = DealFile(deal_file).only_deal(need)
+        lineno, deal = source.only_deal(need)
     return {"line": lineno}, deal
 
 

@@ -292,3 +292,19 @@ def test_the_real_command_in_a_pseudo_terminal(tmp_path):
         os.close(fd)
     assert os.WEXITSTATUS(status) == 0
     assert saved.read_text() == "draw\n"
+
+
+def test_the_limits_help_of_play_says_what_they_do_there():
+    """play has no exit 3: its --max-states and --timeout say the status shows unknown; solve's
+    help still says exit 3."""
+    import re
+
+    def option_help(command: str, option: str) -> str:
+        out = CliRunner().invoke(cli, [command, "--help"]).stdout
+        flat = re.sub(r"\s+", " ", out)
+        return flat[flat.index(option + " "):].split(" --")[0]  # up to the next option
+
+    for option in ("--max-states", "--timeout"):
+        assert "the status shows unknown" in option_help("play", option)
+        assert "exit 3" not in option_help("play", option)
+        assert "exit 3" in option_help("solve", option)

@@ -81,12 +81,9 @@ def parse_deal_exactly(text: str) -> np.ndarray:
     seen: dict[int, int] = {}
     for i, tok in enumerate(tokens, start=1):
         try:
-            c = parse_card(tok)
-        except ValueError:
-            raise DealError(f"token {i} {quoted(tok)} is not a card (expected a rank A23456789TJQK or "
-                            f"10 and a suit cdhs, e.g. 'Td')") from None
-        if c >= NATURAL_CARDS:
-            raise DealError(f"token {i} {quoted(tok)}: Pyramid plays one deck without jokers")
+            c = deal_card(tok)
+        except DealError as e:
+            raise DealError(f"token {i} {e}") from None
         if c in seen:
             raise DealError(f"token {i} {quoted(tok)} duplicates token {seen[c]} "
                             f"({format_card(c)} appears twice)")
@@ -99,6 +96,20 @@ def parse_deal_exactly(text: str) -> np.ndarray:
         raise DealError(f"too few cards: {len(cards)} of {DECK_CARDS}; missing "
                         + " ".join(missing))
     return np.array(cards, dtype=np.int64)
+
+
+def deal_card(token: str) -> int:
+    """The card one token of deal text spells (``parse_card``: ``Td``, ``10d``, any case), one
+    of the 52 of a deal; a ``DealError`` quoting the token and saying what is wrong (how
+    ``parse_deal`` reads each token, and the deal entry of ``pyramid play`` each card typed)."""
+    try:
+        c = parse_card(token)
+    except ValueError:
+        raise DealError(f"{quoted(token)} is not a card (expected a rank A23456789TJQK or 10 and "
+                        f"a suit cdhs, e.g. 'Td')") from None
+    if c >= NATURAL_CARDS:
+        raise DealError(f"{quoted(token)}: Pyramid plays one deck without jokers")
+    return c
 
 
 class Deal(Sequence):

@@ -351,6 +351,28 @@ class DealFile:
                              f"{first[0]} and {second[0]})")
         return first
 
+    def deal_at(self, lineno: int) -> Deal:
+        """The deal on line ``lineno`` (1-based, every line counted, blank ones included, as
+        ``deals()`` numbers them), read no further. A ``ValueError`` when the file has fewer
+        lines, when that line is blank, or when it is not a deal (the line named); a line
+        before it that cannot be read is refused as ``lines()`` refuses it."""
+        if lineno < 1:
+            raise ValueError(f"line numbers start at 1, not {lineno}")
+        seen = 0
+        with self._open() as f:
+            try:
+                while raw := f.readline(READ_LIMIT):
+                    seen += 1
+                    text = self._text(seen, raw)
+                    if seen == lineno:
+                        if text is None:
+                            raise ValueError(f"{self.name} line {lineno} is blank, not a deal")
+                        return self._deal(lineno, text)
+            except OSError as e:
+                raise self.cannot_read(e.strerror or str(e)) from None
+        lines = "line" if seen == 1 else "lines"
+        raise ValueError(f"{self.name} has {seen} {lines}: there is no line {lineno}")
+
     def no_deal(self) -> str:
         """The message for a file without a deal."""
         return f"{self.name} holds no deal (it is empty or only blank lines)"

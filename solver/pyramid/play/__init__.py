@@ -1,5 +1,6 @@
 """Playing a deal with the solver at your side: the game model and the solver's answers about a
-position (``session``), which the terminal game shows.
+position (``session``) and a deal typed in card by card (``entry``), which the terminal game
+shows (``app``, ``board``, ``entry_screen``).
 
 May import ``solver.core``, ``solver.pyramid.model``, the searches through their entry points
 (``solver.pyramid.winnable.solve``, ``solver.pyramid.optimal.api``) and

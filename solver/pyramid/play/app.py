@@ -12,6 +12,10 @@ waste over), ``u`` undoes, ``r`` redoes, ``h`` shows a hint, ``s`` plays the res
 line step by step, ``a`` switches the solver off and on, ``n`` deals a new random deal, ``q``
 (or Ctrl-C) quits, ``?`` shows the keys.
 
+Without a deal (``pyramid play --enter``) the entry screen comes first
+(``solver.pyramid.play.entry_screen``): the game starts on the deal typed in
+(``entered_deal``).
+
 The solver runs in a worker thread after every move (``session.assess``) and never holds the
 screen: a newer position makes an older answer void. Before a move that turns a winnable
 position into a lost one the game asks ``y`` to play it anyway (``warn=False``: it plays the
@@ -33,6 +37,7 @@ from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS, PYRAMID_ROWS
 from solver.pyramid.model.replay import STEP_DRAW, STEP_KING, STEP_RECYCLE, format_step
 from solver.pyramid.model.rules import Rules
 from solver.pyramid.play.board import STOCK, STOCK_TOP, WASTE, Board, pyramid_column
+from solver.pyramid.play.entry_screen import EntryScreen
 from solver.pyramid.play.session import (WINNABLE, Game, Status, assess, move_loses,
                                          summary)
 
@@ -69,10 +74,12 @@ class PlayApp(App):
 
     def __init__(self, deal, rules: Rules, title: str, moves=(), assistant: bool = True,
                  warn: bool = True, max_states: int = 0, timeout: float | None = None) -> None:
+        """``deal`` None: the deal is typed in first on the entry screen (``entered``)."""
         super().__init__()
         self.rules = rules
         self.deal_title = title
-        self.game = Game(deal, rules, moves)
+        self.game = None if deal is None else Game(deal, rules, moves)
+        self.entered_deal = None
         self.assistant = assistant
         self.warn = warn
         self.max_states = max_states
@@ -97,6 +104,19 @@ class PlayApp(App):
         yield Static(id="message")
 
     def on_mount(self) -> None:
+        if self.game is None:
+            self.push_screen(EntryScreen(), self.entered)
+            return
+        self.changed()
+
+    def entered(self, deal) -> None:
+        """The entry screen's answer: the game on the deal typed in, or quit without one."""
+        if deal is None:
+            self.exit(None)
+            return
+        self.entered_deal = deal
+        self.game = Game(deal, self.rules)
+        self.message_text = f"Deal entered (pyramid play --deal takes it again): {deal.text()}"
         self.changed()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -107,6 +127,8 @@ class PlayApp(App):
 
     def refresh_all(self) -> None:
         """Draw everything again, and ask the solver about the position when it changed."""
+        if self.game is None:
+            return  # the entry screen is up
         title = self.query_one("#title", Static)
         board = self.query_one(Board)
         if self.too_small():
@@ -384,7 +406,7 @@ class PlayApp(App):
         self.say(HELP)
 
     def action_quit_game(self) -> None:
-        self.exit(self.game.saved_line())
+        self.exit(None if self.game is None else self.game.saved_line())
 
     @work(thread=True, exclusive=True, group="summary")
     def sum_up(self, generation: int) -> None:
