@@ -1,57 +1,21 @@
 """``pyramid play`` driven headless through Textual's pilot: a whole game won by keys alone,
 the solver's status, hints, undo and redo, the warning before a losing move, the mouse, the
-saved line, a terminal too small, and no terminal at all."""
+saved line, a terminal too small, and no terminal at all (the pilot's helpers:
+tests/play_pilot.py)."""
 
 from __future__ import annotations
-
-import asyncio
 
 from click.testing import CliRunner
 
 from cli.main import cli
 from solver.pyramid.model.deals import Deal
-from solver.pyramid.model.replay import STEP_DRAW, STEP_RECYCLE, replay
+from solver.pyramid.model.replay import replay
 from solver.pyramid.model.rules import PRESETS
 from solver.pyramid.play.app import STOCK, Board, PlayApp, pyramid_column
 from solver.pyramid.play.session import WINNABLE, assess, move_loses
 from solver.pyramid.model.state import packed_position
 from solver.api import solve
-
-SIZE = (100, 30)
-
-
-def run(coro):
-    return asyncio.run(coro)
-
-
-async def settled(app, pilot) -> None:
-    """Wait until the solver has answered about the position shown."""
-    for _ in range(3000):
-        await pilot.pause(0.02)
-        if app.status is not None or not app.assistant or app.game.is_won():
-            return
-    raise AssertionError("the solver did not answer")
-
-
-async def press_to(app, pilot, target) -> None:
-    """Move the cursor to ``target`` with the right arrow and pick it with Enter."""
-    for _ in range(len(app.targets()) + 1):
-        if app.cursor_target() == target:
-            await pilot.press("enter")
-            return
-        await pilot.press("right")
-    raise AssertionError(f"{target!r} is not a target")
-
-
-async def play_by_keys(app, pilot, step) -> None:
-    """Play ``step`` with the keyboard alone: d for a draw or a recycle, else the cursor and
-    Enter on each of its cards."""
-    if step[0] in (STEP_DRAW, STEP_RECYCLE):
-        await pilot.press("d")
-        return
-    for card in step[1:]:
-        target = next(t for t in app.targets() if app.card_of(t) == card)
-        await press_to(app, pilot, target)
+from tests.play_pilot import SIZE, first_losing_position, play_by_keys, run, settled
 
 
 def test_a_whole_game_won_with_the_keyboard_alone():
@@ -125,22 +89,6 @@ def test_undo_and_redo():
             await settled(app, pilot)
             assert app.status.moves == 46  # two draws off a 48-move win that starts with Kh
     run(go())
-
-
-def first_losing_position(rules, seeds=range(40)):
-    """A seed, the moves reaching a winnable position, and a move there that loses it."""
-    for seed in seeds:
-        deal = Deal.from_seed(seed)
-        win = solve(deal, rules, minimal=False)
-        if not win.solution:
-            continue
-        pos = replay(deal, rules, []).position
-        for i, good in enumerate(win.solution):
-            for step in pos.legal_steps():
-                if step[0] != STEP_RECYCLE and move_loses(pos, step):
-                    return seed, list(win.solution[:i]), step
-            pos.apply(good)
-    raise AssertionError("no losing move found")
 
 
 def test_a_losing_move_is_questioned_and_played_only_on_y():
@@ -308,3 +256,42 @@ def test_the_limits_help_of_play_says_what_they_do_there():
         assert "the status shows unknown" in option_help("play", option)
         assert "exit 3" not in option_help("play", option)
         assert "exit 3" in option_help("solve", option)
+
+
+def test_the_warning_appears_exactly_on_the_moves_that_lose():
+    """Random games played through the app by keys: the question comes exactly on the moves
+    ``move_loses`` says lose the deal (mostly declined, to see more of them), and
+    every other move is played at once."""
+    import random
+
+    rules = PRESETS["msc"]
+    rng = random.Random(33)
+    seen = {True: 0, False: 0}
+
+    async def game(seed):
+        app = PlayApp(Deal.from_seed(seed), rules, f"Seed {seed}")
+        async with app.run_test(size=SIZE) as pilot:
+            await settled(app, pilot)
+            for _ in range(40):
+                steps = app.game.legal()
+                if not steps:
+                    break
+                step = rng.choice(steps)
+                loses = bool(move_loses(app.game.position, step))
+                played = len(app.game.played)
+                await play_by_keys(app, pilot, step)
+                seen[loses] += 1
+                if not loses:
+                    assert app.pending is None and app.game.played[played:] == [step]
+                    continue
+                assert app.pending == step and "loses the deal" in app.message_text
+                assert len(app.game.played) == played
+                if rng.random() < 0.8:
+                    await pilot.press("x")
+                    assert app.pending is None and len(app.game.played) == played
+                else:
+                    await pilot.press("y")
+                    assert app.game.played[played:] == [step]
+    for seed in (1, 2, 5, 6):  # deals winnable under msc
+        run(game(seed))
+    assert seen[True] >= 3 and seen[False] >= 10, seen

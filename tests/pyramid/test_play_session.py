@@ -36,14 +36,14 @@ def random_game(seed: int, rules, rng: random.Random, moves: int) -> Game:
     return game
 
 
-@pytest.mark.parametrize("preset", PRESET_NAMES)
-def test_the_warning_comes_exactly_before_a_losing_move(preset):
-    rules = PRESETS[preset]
-    rng = random.Random(preset)
+def check_the_warning(rules, seeds, rng: random.Random, moves: int = 25) -> set:
+    """On every position of a random game of each seed (``moves`` moves at most), every legal
+    move: ``move_loses`` is true exactly when the plain reference says the position is winnable
+    and the move's is not. Returns the answers seen."""
     answers = set()
-    for seed in range(20):
+    for seed in seeds:
         game = Game(Deal.from_seed(seed), rules)
-        for _ in range(25):
+        for _ in range(moves):
             steps = game.legal()
             if not steps:
                 break
@@ -55,6 +55,21 @@ def test_the_warning_comes_exactly_before_a_losing_move(preset):
                 assert move_loses(game.position, step) == loses, (seed, game.saved_line(), step)
                 answers.add(loses)
             game.play(rng.choice(steps))
+    return answers
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_warning_comes_exactly_before_a_losing_move(preset):
+    """40 games (20 a preset) in the default run; the 200 of the issue under ``-m slow``."""
+    assert check_the_warning(PRESETS[preset], range(20), random.Random(preset)) == {True, False}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_warning_on_every_move_of_200_random_games(preset):
+    """The issue's check: 200 random games (100 a preset, seeds 0..99), every legal move of
+    each position of their first 25 moves (about 200 s on one core, hence ``slow``)."""
+    answers = check_the_warning(PRESETS[preset], range(100), random.Random(f"200 {preset}"))
     assert answers == {True, False}
 
 
