@@ -58,7 +58,7 @@ class PlayApp(App):
     Board { height: 12; padding: 0 1; }
     #info { height: 1; }
     #status { height: 1; }
-    #message { height: 2; }
+    #message { height: auto; min-height: 2; }
     """
     BINDINGS = [
         Binding("left", "move(-1, 0)", show=False), Binding("right", "move(1, 0)", show=False),
@@ -415,7 +415,7 @@ class PlayApp(App):
 
     def summed_up(self, generation: int, lines: list[str]) -> None:
         if generation == self.generation:
-            self.say(" ".join(lines) + " " + self.ending())
+            self.say("\n".join(lines + [self.ending()]))
 
     def ending(self) -> str:
         played = len(self.game.played)
