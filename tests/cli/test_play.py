@@ -15,7 +15,8 @@ from solver.pyramid.play.app import STOCK, Board, PlayApp, pyramid_column
 from solver.pyramid.play.session import WINNABLE, assess, move_loses
 from solver.pyramid.model.state import packed_position
 from solver.api import solve
-from tests.play_pilot import SIZE, first_losing_position, play_by_keys, run, settled
+from tests.play_pilot import (SIZE, PtyCommand, first_losing_position, play_by_keys, run,
+                               settled)
 
 
 def test_a_whole_game_won_with_the_keyboard_alone():
@@ -182,64 +183,43 @@ def test_without_a_terminal_one_line_and_exit_2():
 def test_the_real_command_in_a_pseudo_terminal(tmp_path):
     """``pyramid play`` itself in a pseudo-terminal: it draws the game and the solver's status,
     takes a key, and on Ctrl-C quits cleanly, printing the moves and writing them to --save."""
-    import fcntl
-    import os
-    import pty
-    import re
-    import select
-    import signal
-    import struct
-    import sys
-    import termios
-    import time
-
     saved = tmp_path / "moves.txt"
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the command, in the terminal the fork made
-        os.execv(sys.executable, [sys.executable, "-m", "cli", "play", "--seed", "12",
-                                  "--save", str(saved)])
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    screen = b""
-
-    def read_until(pattern: bytes, seconds: float) -> bytes:
-        nonlocal screen
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([fd], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                screen += chunk
-                plain = re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", screen)
-                if re.search(pattern, plain):
-                    return plain
-        return re.sub(rb"\x1b\[[0-9;?]*[a-zA-Z]", b"", screen)
-
+    command = PtyCommand(["play", "--seed", "12", "--save", str(saved)])
     try:
-        plain = read_until(rb"winnable", 300)
+        plain = command.read_until(rb"winnable", 300)
         assert b"Seed 12" in plain and b"winnable" in plain, plain[-2000:]
-        os.write(fd, b"d")
-        plain = read_until(rb"47", 60)
+        command.write(b"d")
+        plain = command.read_until(rb"47", 60)
         assert b"47" in plain
-        os.write(fd, b"\x03")  # Ctrl-C
-        plain = read_until(rb"Moves played \(1\): draw", 60)
+        command.write(b"\x03")  # Ctrl-C
+        plain = command.read_until(rb"Moves played \(1\): draw", 60)
         assert b"Moves played (1): draw" in plain, plain[-2000:]
     finally:
-        for _ in range(100):  # up to 10 s for the command to end on its own
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            time.sleep(0.1)
-        else:
-            os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
-        os.close(fd)
-    assert os.WEXITSTATUS(status) == 0
+        status = command.close()
+    assert status == 0
     assert saved.read_text() == "draw\n"
+
+
+def test_a_deal_typed_in_the_real_command_is_played_and_printed():
+    """``pyramid play --enter`` in a pseudo-terminal: the deal typed in row by row is the game,
+    and its text is printed at the end for --deal."""
+    deal = Deal.from_seed(12)
+    texts = deal.text().split()
+    command = PtyCommand(["play", "--enter"])
+    try:
+        command.read_until(rb"Type in the deal", 300)
+        at = 0
+        for size in (1, 2, 3, 4, 5, 6, 7, 24):
+            command.write(" ".join(texts[at:at + size]).encode() + b"\r")
+            at += size
+        plain = command.read_until(rb"winnable", 120)
+        assert b"winnable" in plain and b"48 moves at best" in plain, plain[-2000:]
+        command.write(b"q")
+        plain = command.read_until(rb"No move played", 60)
+        assert f"Deal entered: {deal.text()}".encode() in plain, plain[-2000:]
+    finally:
+        status = command.close()
+    assert status == 0
 
 
 def test_the_limits_help_of_play_says_what_they_do_there():
