@@ -194,3 +194,15 @@ def test_a_bad_line_is_one_line_and_exit_2(deal_file, args, message):
 def test_options_that_do_not_go_together(args, message):
     r = CliRunner().invoke(cli, ["play"] + args)
     assert r.exit_code == 2 and message in r.stderr and "Traceback" not in r.output
+
+
+def test_ctrl_c_during_the_entry_quits_without_a_deal():
+    async def go():
+        app = PlayApp(None, PRESETS["standard"], "Deal", assistant=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_text(pilot, "Kd", enter=True)
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+        assert app.return_value is None and app.game is None and app.entered_deal is None
+    asyncio.run(go())
