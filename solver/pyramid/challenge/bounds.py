@@ -10,7 +10,8 @@ upper bound on the value any line from it reaches, and a lower bound on the move
   at most ``min(n_v, n_{13-v})`` of each value go (the heavier ones counted first); kings go
   alone; and a row's bonus counts when every card of it and of the rows under it is not stuck
   (rows empty from the bottom up: a card of row r is covered by two of row r+1, and every card
-  of row r+1 covers one of row r).
+  of row r+1 covers one of row r) and those cards can all find partners at once
+  (``solver.pyramid.challenge.rows``: Hall's condition per value).
 * ``access``: for every card in play, a lower bound on the moves until it is gone (its own
   removal included), each falling by one at most per move: a pyramid card, the cards covering
   it, two at most per move (each king alone); a stock card, one move for each card before it in
@@ -20,7 +21,8 @@ upper bound on the value any line from it reaches, and a lower bound on the move
 * ``moves_lower_bound``: a lower bound on the moves to a value of ``target`` (``FAR`` when no
   line reaches it), falling by one at most per move (consistent, for the A* of
   ``solver.pyramid.challenge.kernels.fewest_search``). A line ends with some number k of rows
-  empty (rows not stuck; a row that earns nothing is never worth counting); for each such k it
+  empty (rows not stuck whose cards can all find partners among the cards in play,
+  ``rows_matched``; a row that earns nothing is never worth counting); for each such k it
   needs the cards of those rows gone and, from cards, the value still missing after the rows'
   bonuses. For each k the largest of: a move per pair of the rows' cards and per king, the last
   no earlier than its access bound; a move gains at most ``gain``; the last card needed goes no
@@ -32,7 +34,10 @@ upper bound on the value any line from it reaches, and a lower bound on the move
   for the lowest waste card needed either every waste card above it or, with a recycle left,
   the whole stock, the recycle and the cards before it. The bound is the least over k. Every
   part falls by one at most per move, since the cards a move removes had access bound 1, and a
-  move takes out of the way two of the cards to pass only as a pair that lowers their matching.
+  move takes out of the way two of the cards to pass only as a pair that lowers their matching;
+  and a count k whose rows cannot find partners never can again (a move removing a card of
+  them takes one of its partners with it, and a matching of the rest plus that pair would have
+  done before).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from solver.core.jit import noalloc
 from solver.pyramid.model.layout import (ABOVE, BELOW, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
                                          STOCK_CARDS)
 from solver.pyramid.challenge.passing import passing_moves, stock_bits
+from solver.pyramid.challenge.rows import ROWS_FROM, rows_matched
 from solver.pyramid.model.state import (PYR_MASK, ROW_MASKS, STOCK_MASK, STOCK_SHIFT,
                                         lowest_bit_index, pointer, recycles_used)
 
@@ -64,18 +70,6 @@ PAIR_SUM = 13
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
-
-
-def _rows_from() -> np.ndarray:
-    out = np.zeros(PYRAMID_ROWS + 1, dtype=np.uint64)
-    for r in range(PYRAMID_ROWS - 1, -1, -1):
-        out[r] = out[r + 1] | ROW_MASKS[r]
-    return out
-
-
-ROWS_FROM = _rows_from()
-"""``ROWS_FROM[r]``: the pyramid bits of rows ``r`` .. 6 (the bottom ``7 - r`` rows; none for
-``r`` = 7)."""
 
 
 @noalloc
@@ -168,13 +162,26 @@ def upper_bound(state, tabs, rule, obj):
         ub += heaviest(k, px, obj.wp[x], sx, obj.ws[x]) + heaviest(k, py, obj.wp[y], sy, obj.ws[y])
     ub += popcount(pyr & tabs.pkings) * obj.wp[KING] + popcount(stock & tabs.skings) * obj.ws[KING]
     present = np.uint64(state) & PYR_MASK
+    top = PYRAMID_ROWS
     for r in range(PYRAMID_ROWS - 1, -1, -1):
         row = present & ROW_MASKS[r]
-        if not row:
-            continue
         if row & ~pyr:
             break
-        ub += obj.bonus[r]
+        top = r
+    need = present & ROWS_FROM[top]
+    if rows_matched(need, need, live, tabs, rule.overlap):
+        for r in range(top, PYRAMID_ROWS):
+            if present & ROW_MASKS[r]:
+                ub += obj.bonus[r]
+        return ub
+    need = _ZERO
+    for r in range(PYRAMID_ROWS - 1, top - 1, -1):
+        row = present & ROW_MASKS[r]
+        need |= row
+        if not rows_matched(need, row, live, tabs, rule.overlap):
+            break
+        if row:
+            ub += obj.bonus[r]
     return ub
 
 
@@ -332,7 +339,7 @@ def clear_moves(state, tabs, rule, cone, last, deep):
 
 
 @noalloc
-def spread_moves(state, tabs, rule, obj, cone, need, picks):
+def spread_moves(state, tabs, rule, obj, cone, need, picks, floor):
     """A lower bound on the moves that remove ``cone`` and cards weighing ``need`` more
     (``clear_moves`` of what must go; ``FAR`` when the cards in play never weigh enough).
 
@@ -341,7 +348,8 @@ def spread_moves(state, tabs, rule, obj, cone, need, picks):
     are all of one value whose partners weigh nothing, each set with every choice of as many
     distinct partners (a pair takes one each). With more, the stock's cards needed after every
     pyramid and waste card is counted, the shallowest first. ``picks``: scratch, ``2 *
-    MAX_PICKS`` entries."""
+    MAX_PICKS`` entries. The caller takes the larger of this and ``floor``: the sets are no
+    longer tried once one gives ``floor`` or less."""
     pyr = np.uint64(state) & PYR_MASK
     ptr = pointer(state)
     n = 0
@@ -380,14 +388,21 @@ def spread_moves(state, tabs, rule, obj, cone, need, picks):
         if weight < need:
             continue
         wide, last, deep = widen(cone, -1, NEVER, picks, 0, n, chosen, pyr, ptr)
+        if pyramid_moves(wide, tabs) >= best:
+            continue  # clear_moves counts these moves and more
         if not mates:
             best = min(best, clear_moves(state, tabs, rule, wide, last, deep))
+            if best <= floor:
+                return best
             continue
         for paired in range(1 << mates):
             if popcount(np.uint64(paired)) == size:
                 both, deepest, lowest = widen(wide, last, deep, picks, MAX_PICKS, mates, paired,
                                               pyr, ptr)
-                best = min(best, clear_moves(state, tabs, rule, both, deepest, lowest))
+                if pyramid_moves(both, tabs) < best:
+                    best = min(best, clear_moves(state, tabs, rule, both, deepest, lowest))
+                if best <= floor:
+                    return best
     return best
 
 
@@ -430,10 +445,23 @@ def moves_lower_bound(state, tabs, rule, obj, target, acc, weight_by_time, picks
     rows_time = 0
     rows_kings = 0
     rows_others = 0
+    present = np.uint64(state) & (PYR_MASK | STOCK_MASK)
+    unchecked = _ZERO
+    earns = 0
+    for r in range(PYRAMID_ROWS - empty):
+        earns += obj.bonus[r]
     for k in range(empty, PYRAMID_ROWS + 1):
         if k > empty:
+            if not earns:
+                break  # no row left earns anything: more rows only add to what must go
             r = PYRAMID_ROWS - k
+            earns -= obj.bonus[r]
             row = pyr & ROW_MASKS[r]
+            unchecked |= row
+            if obj.bonus[r]:
+                if not rows_matched(pyr & ROWS_FROM[r], unchecked, present, tabs, rule.overlap):
+                    break
+                unchecked = _ZERO
             while row:
                 p = lowest_bit_index(row)
                 row &= row - _ONE
@@ -459,5 +487,6 @@ def moves_lower_bound(state, tabs, rule, obj, target, acc, weight_by_time, picks
         if term >= best:
             continue
         cone = pyr & ROWS_FROM[PYRAMID_ROWS - k]
-        best = min(best, max(term, spread_moves(state, tabs, rule, obj, cone, need, picks)))
+        best = min(best, max(term, spread_moves(state, tabs, rule, obj, cone, need, picks,
+                                                 term)))
     return best
