@@ -5,7 +5,10 @@ with a target, a line reaching at least that value in the fewest moves when one 
 one, or when no line reaches it, the largest value any line reaches and a line reaching it in
 the fewest moves. The steps:
 
-1. an upper bound (``upper_bound``: the cards not provably stuck);
+1. an upper bound (``upper_bound``: the cards not provably stuck, the rows whose cards can all
+   find partners); when it is the most there is, every card weighs and the free-stock search
+   does not settle it within ``EARLY`` positions, whether any line removes every card
+   (``deck_clearable``): when none does, the most less the objective's ``grain``;
 2. the largest value over the free-stock positions (``max_search``, free): with unlimited
    recycles it is the answer, with limited recycles an upper bound and most often the answer;
 3. with a target no larger than that: the fewest moves to it (``fewest_search``); the search
@@ -33,9 +36,10 @@ from solver.pyramid.challenge.objective import Objective
 from solver.pyramid.challenge.search import (Budget, FewestFound, Workspace, max_steps,
                                              run_fewest, run_max)
 from solver.pyramid.model.layout import PYRAMID_CARDS
-from solver.pyramid.model.outcome import Outcome
+from solver.pyramid.model.outcome import REASON_STATES, Outcome
 from solver.pyramid.model.rules import Rules
 from solver.pyramid.optimal.api import solve_optimal
+from solver.pyramid.winnable.solve import solve_winnable
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,12 @@ def _result(value_, upper, line, reached, reason=None) -> ObjectiveResult:
     return ObjectiveResult(value_, upper, tuple(line), reached, reason is None, reason)
 
 
+EARLY = 20_000
+"""Positions the free-stock search may take to settle a bound of the most there is before
+``deck_clearable`` is asked whether any line removes every card (most deals settle it in far
+fewer, and then the question costs nothing)."""
+
+
 def solve_objective(deal, rules: Rules, objective: Objective, begin, target: int | None,
                     budget: Budget, ws: Workspace) -> ObjectiveResult:
     """The best line for ``objective`` from the packed position ``begin`` (see the module
@@ -71,7 +81,20 @@ def solve_objective(deal, rules: Rules, objective: Objective, begin, target: int
     upper = int(upper_bound(begin, tabs, rule, obj))
     if target is not None and start_value >= target:
         return _result(start_value, upper, [], True)
-    free = run_max(ws, deal, rules, objective, True, begin, upper, budget)
+    free = None
+    early = budget.capped(EARLY)
+    if upper >= objective.most and objective.weighs_every_card and early is not None:
+        free = run_max(ws, deal, rules, objective, True, begin, upper, early)
+        budget.spent += early.spent
+        if free.reason == REASON_STATES:  # not settled at once: can the most be had at all?
+            every = deck_clearable(deal, rules, begin, budget)
+            if every is None:
+                return _result(start_value, upper, [], None, REASON_STATES)
+            if not every:
+                upper = objective.most - objective.grain
+            free = None
+    if free is None:
+        free = run_max(ws, deal, rules, objective, True, begin, upper, budget)
     if free.reason is not None:
         return _result(start_value, upper, [], None, free.reason)
     upper = free.best
@@ -118,6 +141,21 @@ def fewest(ws: Workspace, deal, rules: Rules, objective: Objective, begin, targe
         if whole is not None:
             return whole
     return run_fewest(ws, deal, rules, objective, begin, target, budget, at_most)
+
+
+def deck_clearable(deal, rules: Rules, begin, budget: Budget) -> bool | None:
+    """Whether some line from ``begin`` removes every card (the winnability search under goal
+    "all": under goal "pyramid" such a line ends as the pyramid's last card goes, so it is a
+    line of these rules too); None when a limit left it open. When none does, no line reaches
+    the objective's ``most``, and, every value of a line being a multiple of its ``grain``, none
+    reaches more than ``most - grain``: the free-stock search, which cannot see that the stock
+    must be gone before the pyramid's last card, need not look for it."""
+    cap = budget.left()
+    if cap < 0:
+        return None
+    won = solve_winnable(deal, rules.with_options(goal="all"), start=int(begin), max_states=cap)
+    budget.spent += won.states
+    return None if won.outcome == Outcome.UNKNOWN else won.outcome == Outcome.WON
 
 
 def whole_deck(deal, rules: Rules, begin, budget: Budget) -> FewestFound | None:

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from solver.core.hashing import find, table_find, table_insert, table_put
+from solver.core.hashing import find, table_find, table_has, table_insert, table_put
 from solver.pyramid.challenge.bounds import (FAR, moves_lower_bound, upper_bound, value)
 from solver.pyramid.challenge.moves import gen_free_moves, gen_moves
 from solver.pyramid.optimal.bound import FAR_BOUND
@@ -234,10 +234,11 @@ def max_search(tabs, rule, obj, forcing, free, start, max_states, slice_states, 
             regs[R_BEST_LEN] = depth + 1
             if best >= regs[R_BOUND]:
                 break
-        if is_won(child, goal_all) or upper_bound(child, tabs, rule, obj) <= best:
+        if is_won(child, goal_all) or table_has(table, child):
+            continue  # a position seen before is not visited again (see the docstring)
+        if upper_bound(child, tabs, rule, obj) <= best:
             continue
-        if table_put(table, child) < 0:
-            continue
+        table_put(table, child)
         regs[R_STORED] += 1
         if max_states > 0 and expanded >= max_states:
             status = LIMIT

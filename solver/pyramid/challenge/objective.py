@@ -18,6 +18,7 @@ clearing lines the rest of the value decides.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -90,6 +91,17 @@ class Objective:
         best = [max(p, s) for p, s in zip(self.pyramid, self.stock)]
         pairs = [best[v] + best[PAIR_SUM - v] for v in range(1, PAIR_SUM)]
         return max(best[KING], *pairs)
+
+    @property
+    def grain(self) -> int:
+        """The largest step every value of a line is a multiple of (from a deal's start): the
+        greatest common divisor of what one move can earn (a king, a pair of any two cards of a
+        class, each from the pyramid or the stock) and of the row bonuses; 1 when none earns."""
+        gains = [self.pyramid[KING], self.stock[KING], *self.rows]
+        for v in range(1, (PAIR_SUM + 1) // 2):
+            for a in (self.pyramid[v], self.stock[v]):
+                gains += [a + b for b in (self.pyramid[PAIR_SUM - v], self.stock[PAIR_SUM - v])]
+        return math.gcd(*gains) or 1
 
     @property
     def most(self) -> int:

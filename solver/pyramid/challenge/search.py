@@ -232,6 +232,17 @@ class Budget:
             return 0
         return self.max_states - self.spent if self.spent < self.max_states else -1
 
+    def capped(self, n: int) -> Budget | None:
+        """A budget for one search of at most ``n`` positions, on this one's clock (its
+        positions are not counted here: the caller adds its ``spent``); None when this one's
+        own cap comes first."""
+        left = self.left()
+        if left != 0 and left <= n:
+            return None
+        sub = Budget(n, None)
+        sub.t0, sub.deadline = self.t0, self.deadline
+        return sub
+
     def late(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
 
