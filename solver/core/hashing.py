@@ -92,7 +92,7 @@ def find(index, keys, key):
         i = (i + ONE) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rehash(index, keys, n_nodes):
     """Fill the (all -1) ``index`` with the first ``n_nodes`` node ids."""
     for j in range(n_nodes):

@@ -11,14 +11,19 @@ numba refuses to compile a ``noalloc`` kernel that allocates (``np.empty`` and t
 the rule cannot be broken by accident. A kernel that returns an array must not be ``noalloc``
 either: its caller would drop a reference that was never taken (``tests/pyramid/test_noalloc.py``
 checks every kernel the searches reach).
+
+Every kernel of the searches also runs with ``nogil``: it touches no Python object, so it lets go
+of Python's global lock while it runs. A search in a worker thread (``pyramid play``'s status)
+then never holds up the thread that draws the screen, however long one kernel call takes.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-NOALLOC_OPTIONS = {"cache": True, "_nrt": False}
-"""numba's options of a ``noalloc`` kernel (``_nrt`` is numba's switch of its runtime)."""
+NOALLOC_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
+"""numba's options of a ``noalloc`` kernel (``_nrt`` is numba's switch of its runtime; ``nogil``
+lets other threads run meanwhile)."""
 
 
 def noalloc(fn=None, **options):

@@ -231,7 +231,7 @@ def check_deal(deal) -> np.ndarray:
     return a
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _deal_kernel(seed, out):
     state = new_state(seed)
     for i in range(DECK_CARDS):
@@ -239,7 +239,7 @@ def _deal_kernel(seed, out):
     shuffle(state, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _deals_kernel(seeds, out):
     for k in range(len(seeds)):
         _deal_kernel(seeds[k], out[k])

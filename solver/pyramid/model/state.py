@@ -227,7 +227,7 @@ class DealTables(NamedTuple):
     skings: np.uint64
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def deal_tables(deal):
     """The ``DealTables`` of ``deal`` (52 card ids), in new arrays."""
     return deal_tables_into(deal, np.empty(52, dtype=np.int64), np.empty(14, dtype=np.uint64),
@@ -244,7 +244,7 @@ def kernel_tables(deal) -> DealTables:
     return tabs._replace(pkings=np.uint64(tabs.pkings), skings=np.uint64(tabs.skings))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def deal_tables_into(deal, val, vmask, pmates, reach, sval):
     """The ``DealTables`` of ``deal`` written into the given arrays (``val`` 52 int64, ``vmask``
     and ``sval`` 14 uint64, ``pmates`` and ``reach`` 28 uint64): no allocation, for kernels that

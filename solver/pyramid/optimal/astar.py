@@ -338,7 +338,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
             return WON
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def trace(deal, rule, keys, parent, goal_parent, goal_move, out):
     """The moves from the start to the goal (reached by ``goal_move`` from node ``goal_parent``
     of ``keys``/``parent``), into ``out``; returns their number. Each move is found again by

@@ -339,7 +339,7 @@ def _values_mask(cpos, c, first, x):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def start_bound(deal, ctab, start, rule):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     scr = np.zeros(SCRATCH, dtype=np.int64)

@@ -127,7 +127,7 @@ def find_tagged(index, keys, key):
         i = (i + _ONE) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def rehash_tagged(index, keys, n_nodes):
     """``rehash`` into a tagged index."""
     for j in range(n_nodes):

@@ -64,7 +64,7 @@ def _config_index() -> tuple[np.ndarray, np.ndarray]:
 CFG_KEY, CFG_ID = _config_index()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def config_id(pyr):
     """Index in ``CONFIGS`` of the pyramid mask ``pyr``, or -1 when play cannot reach it (a mask
     made up by hand, with a card left whose covered cards are gone)."""
@@ -83,7 +83,7 @@ PYR_INF = 1000
 """``pyramid_moves`` of a pyramid that can never be cleared, even with every stock card at hand."""
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pyramid_moves(deal, overlap, dp, moves):
     """For each pyramid mask of ``CONFIGS``: the fewest moves that remove pyramid cards needed to
     clear it, in a relaxed game where every stock card of the deal is always at hand (so any
@@ -142,7 +142,7 @@ def class_tables(deal, overlap: bool) -> ClassTables:
     return ctab
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fill_class_tables(deal, overlap, ctab, match, adj, moves):
     """Fill the ``ClassTables`` ``ctab`` of ``deal`` (fresh: ``cpos`` and ``cdp`` all -1 and
     ``PYR_INF``, the others 0; ``match`` (256), ``adj`` (4) and ``moves`` (``MAX_MOVES``) are

@@ -114,7 +114,7 @@ def free_regs_reset(fregs, n, grown):
     fregs[F_LENGTH] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, proof_after):
     """Depth-first search of the free-stock abstraction from ``start`` (``free_walk``), with the
     subgame proofs of the start after ``proof_after`` positions (``NO_PROOF``: never).

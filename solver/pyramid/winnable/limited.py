@@ -99,7 +99,7 @@ PROVING_OFF, PROVING_SWEEP, PROVING_ON = 0, 1, 2
 running."""
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def concrete_regs(lost, rule, expanded):
     """Fresh registers of ``concrete_walk`` for the lost table ``lost`` (a ``LostTable``), after
     ``expanded`` positions of the free-stock search."""
@@ -112,7 +112,7 @@ def concrete_regs(lost, rule, expanded):
     return regs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     """Depth-first search of the real positions (limited recycles) from ``start``.
 

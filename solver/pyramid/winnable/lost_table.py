@@ -140,7 +140,7 @@ def counted(slot, n, grown, touched):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grown_table(lost, ws):
     """``lost`` (a ``LostTable``) moved to a table twice the size, or as it is when that would
     pass ``ws.max_table`` slots.

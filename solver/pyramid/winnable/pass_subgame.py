@@ -128,7 +128,7 @@ class PassBuffers(NamedTuple):
     """...and how many it holds (one int64)."""
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def no_pass_buffers():
     """Empty ``PassBuffers`` of the right types: a stand-in until a search needs real ones."""
     return PassBuffers(np.empty(1, dtype=np.uint64), np.empty((1, 1), dtype=np.uint64),
@@ -136,7 +136,7 @@ def no_pass_buffers():
                        np.zeros(1, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pass_buffers(recycles):
     """Fresh ``PassBuffers`` for rules with ``recycles`` (>= 0) allowed: the deepest line of
     ``MAX_CLASSES`` classes holds four pairs per class, and on each of the ``recycles + 1``
@@ -157,7 +157,7 @@ def known_full(pb):
     return 2 * pb.known_n[0] >= len(pb.known) and 4 * len(pb.known) <= KNOWN_MAX_SLOTS
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grown_known(pb):
     """``pb`` itself, or with its set of known answers four times larger when it is half full
     (up to ``KNOWN_MAX_SLOTS``): every entry moves over with its tag."""
