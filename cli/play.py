@@ -56,11 +56,9 @@ def play(seed, deal_text, deal_file, line, enter, rules, after, max_states, time
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError("pyramid play needs a terminal (stdin and stdout are not one); to "
                          "settle a position from a script use pyramid solve --after MOVES")
-    with engines_loading():
-        from solver.pyramid.model.sentences import deal_title
-        from solver.pyramid.play.session import load_kernels
+    from solver.pyramid.model.sentences import deal_title
 
-        load_kernels(rules)
+    # The kernels load in the app, after its first frame (PlayApp.load_solver).
     app = PlayApp(deal, rules, deal_title(ident), begin.played, assistant=not no_solver,
                   warn=not no_warn, max_states=max_states, timeout=timeout)
     line = app.run()
@@ -81,7 +79,9 @@ def play(seed, deal_text, deal_file, line, enter, rules, after, max_states, time
                "No move played.")
     from solver.pyramid.play.session import summary
 
-    for sentence in summary(app.game, max_states, timeout):
+    with engines_loading():  # quit before the app loaded them: they load here
+        sentences = summary(app.game, max_states, timeout)
+    for sentence in sentences:
         click.echo(sentence)
 
 

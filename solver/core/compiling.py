@@ -33,6 +33,18 @@ def compile_notice(message: str, stream: TextIO | None = None):
         with compile_notice("Compiling the solver kernels..."):
             load_kernels()
     """
+    def say() -> None:
+        print(message, file=stream if stream is not None else sys.stderr, flush=True)
+
+    with on_first_compile(say):
+        yield
+
+
+@contextlib.contextmanager
+def on_first_compile(callback):
+    """While the block runs, call ``callback()`` once (from the compiling thread) as soon as
+    numba starts compiling anything; never when every kernel comes from the cache. The terminal
+    game uses it to say so on its status line; ``compile_notice`` to say so on stderr."""
     from numba.core import event  # numba only when a kernel is about to be used
 
     said = False
@@ -42,7 +54,7 @@ def compile_notice(message: str, stream: TextIO | None = None):
             nonlocal said
             if not said:
                 said = True
-                print(message, file=stream if stream is not None else sys.stderr, flush=True)
+                callback()
 
         def on_end(self, ev) -> None:
             pass

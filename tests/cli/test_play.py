@@ -275,3 +275,56 @@ def test_the_warning_appears_exactly_on_the_moves_that_lose():
     for seed in (1, 2, 5, 6):  # deals winnable under msc
         run(game(seed))
     assert seen[True] >= 3 and seen[False] >= 10, seen
+
+
+def test_the_board_comes_before_the_solver_and_waits_for_it(monkeypatch):
+    """The kernels load in a worker after the first frame: until they have, the status says so
+    and a move (which the solver checks) is refused; once loaded the same move plays."""
+    import threading
+
+    import solver.pyramid.play.app as app_module
+
+    gate = threading.Event()
+    real = app_module.load_kernels
+
+    def slow_load(rules):
+        gate.wait(30)
+        real(rules)
+
+    monkeypatch.setattr(app_module, "load_kernels", slow_load)
+
+    async def go():
+        app = PlayApp(Deal.from_seed(1), PRESETS["standard"], "Seed 1")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.1)
+            assert app.status_text() == "solver: loading…"
+            await pilot.press("d")
+            assert app.game.played == [] and "still loading" in app.message_text
+            gate.set()
+            await settled(app, pilot)
+            await pilot.press("d")
+            assert len(app.game.played) == 1
+    run(go())
+
+
+def test_kernels_that_cannot_load_for_memory_leave_the_game_without_the_solver(monkeypatch):
+    import solver.pyramid.play.app as app_module
+
+    def no_memory(rules):
+        raise MemoryError()
+
+    monkeypatch.setattr(app_module, "load_kernels", no_memory)
+
+    async def go():
+        app = PlayApp(Deal.from_seed(1), PRESETS["standard"], "Seed 1")
+        async with app.run_test(size=SIZE) as pilot:
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if app.load_failure is not None:
+                    break
+            assert not app.assistant and "could not load (out of memory" in app.message_text
+            await pilot.press("a")  # it cannot be switched on: the same words again
+            assert not app.assistant and "could not load" in app.message_text
+            await pilot.press("d")  # the game goes on
+            assert len(app.game.played) == 1
+    run(go())

@@ -17,7 +17,9 @@ Without a deal (``pyramid play --enter``) the entry screen comes first
 (``entered_deal``).
 
 The solver runs in a worker thread after every move (``session.assess``) and never holds the
-screen: a newer position makes an older answer void. Before a move that turns a winnable
+screen: a newer position makes an older answer void. Its kernels load in a worker thread too,
+once the first frame is drawn (``load_solver``), so the board shows at once: the status line says
+"loading" meanwhile (or "compiling" when numba's cache is cold, the first run only). Before a move that turns a winnable
 position into a lost one the game asks ``y`` to play it anyway (``warn=False``: it plays the
 move and marks it afterwards).
 """
@@ -25,6 +27,7 @@ move and marks it afterwards).
 from __future__ import annotations
 
 import random
+import threading
 
 from rich.text import Text
 from textual import events, work
@@ -32,14 +35,16 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from solver.core.compiling import on_first_compile
+from solver.core.memory import MORE_MEMORY, out_of_memory, out_of_memory_text
 from solver.pyramid.model.deals import Deal
 from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS, PYRAMID_ROWS
 from solver.pyramid.model.replay import STEP_DRAW, STEP_KING, STEP_RECYCLE, format_step
 from solver.pyramid.model.rules import Rules
 from solver.pyramid.play.board import STOCK, STOCK_TOP, WASTE, Board, pyramid_column
 from solver.pyramid.play.entry_screen import EntryScreen
-from solver.pyramid.play.session import (WINNABLE, Game, Status, assess, move_loses,
-                                         summary)
+from solver.pyramid.play.session import (WINNABLE, Game, Status, assess, load_kernels,
+                                         move_loses, summary)
 
 MIN_WIDTH, MIN_HEIGHT = 60, 20
 """The smallest terminal the board fits in."""
@@ -93,6 +98,13 @@ class PlayApp(App):
         self.marked: list[int] = []
         self.solving = False
         self.message_text = HELP
+        self.solver_ready = threading.Event()
+        """Set once ``load_solver`` is done (``load_failure`` says whether the kernels could
+        not load): searches wait for it."""
+        self.loading_text = "loading…"
+        """The status while the kernels load."""
+        self.load_failure: str | None = None
+        """Why the kernels could not load (memory ran out): the solver stays off."""
 
     # ---- layout
 
@@ -104,6 +116,7 @@ class PlayApp(App):
         yield Static(id="message")
 
     def on_mount(self) -> None:
+        self.call_after_refresh(self.load_solver)
         if self.game is None:
             self.push_screen(EntryScreen(), self.entered)
             return
@@ -153,6 +166,8 @@ class PlayApp(App):
             return "solver: won"
         if not self.assistant:
             return "solver: off (a switches it on)"
+        if not self.solver_ready.is_set():
+            return f"solver: {self.loading_text}"
         if self.status is None:
             return "solver: working…"
         return f"solver: {self.status.text()}"
@@ -274,6 +289,10 @@ class PlayApp(App):
     def try_move(self, step) -> None:
         """Play ``step``, or first ask when it loses a winnable position."""
         self.selected = []
+        if self.assistant and not self.solver_ready.is_set():
+            self.say("The solver is still loading, and checks every move: play it again in a "
+                     "moment (a switches the solver off).")
+            return
         if self.assistant and self.warn and move_loses(self.game.position, step,
                                                        self.max_states):
             self.pending = step
@@ -317,8 +336,38 @@ class PlayApp(App):
         if self.assistant and not self.game.is_won():
             self.ask_solver(self.generation, self.game.position.copy())
 
+    @work(thread=True, group="loading")
+    def load_solver(self) -> None:
+        """Load (or, on a cold cache, compile) the kernels, then let the searches run."""
+        def compiling() -> None:
+            self.loading_text = ("compiling its kernels (the first run only: a minute or "
+                                 "two)…")
+            self.call_from_thread(self.refresh_all)
+
+        try:
+            with on_first_compile(compiling):
+                load_kernels(self.rules)
+        except Exception as e:  # noqa: BLE001 - only memory running out is answered here
+            if not out_of_memory(e):
+                raise
+            self.load_failure = (f"The solver could not load ({out_of_memory_text(e)}): play "
+                                 f"on without it; {MORE_MEMORY} to have it.")
+            self.call_from_thread(self.cannot_load)
+        finally:
+            self.solver_ready.set()  # whatever happened: no search waits for ever
+        self.call_from_thread(self.refresh_all)
+
+    def cannot_load(self) -> None:
+        """The kernels could not load: play on without the solver, saying why."""
+        self.assistant = False
+        self.solving = False
+        self.say(self.load_failure)
+
     @work(thread=True, exclusive=True, group="solver")
     def ask_solver(self, generation: int, position) -> None:
+        self.solver_ready.wait()
+        if generation != self.generation or self.load_failure is not None:
+            return  # the position changed while the kernels loaded, or they could not load
         status = assess(position, self.max_states, self.timeout)
         self.call_from_thread(self.answer, generation, status)
 
@@ -389,6 +438,9 @@ class PlayApp(App):
         self.changed()
 
     def action_assistant(self) -> None:
+        if self.load_failure is not None:
+            self.say(self.load_failure)
+            return
         self.assistant = not self.assistant
         self.solving = False
         self.message_text = "Solver on." if self.assistant else "Solver off."
@@ -410,6 +462,9 @@ class PlayApp(App):
 
     @work(thread=True, exclusive=True, group="summary")
     def sum_up(self, generation: int) -> None:
+        self.solver_ready.wait()
+        if self.load_failure is not None:
+            return  # no summary without the solver: the game's own ending stands
         lines = summary(self.game, self.max_states, self.timeout)
         self.call_from_thread(self.summed_up, generation, lines)
 
