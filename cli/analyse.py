@@ -86,7 +86,7 @@ def analyse_pyramid(ctx, seed, deal_text, deal_file, rules, after, max_states, t
     with engines_loading():
         ident, deal = load_one_deal(seed, deal_text, deal_file)
         begin = position_after(deal, rules, after)
-        pos, start, played = begin.position, begin.packed, begin.played
+        pos, played = begin.position, begin.played
         check_html_path(html_path)
         ws = api.search_workspace(rules, minimal=True)
         if not all_rules:

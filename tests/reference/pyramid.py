@@ -12,7 +12,6 @@ Outcomes are never ambiguous: ``True``/``False`` (winnable or not) or a move cou
 from __future__ import annotations
 
 import random
-from collections import deque
 
 from solver.core.cards import card_rank
 from solver.pyramid.model.layout import COVER_MASK, PYRAMID_CARDS
