@@ -11,7 +11,9 @@ upper bound on the value any line from it reaches, and a lower bound on the move
   alone; and a row's bonus counts when every card of it and of the rows under it is not stuck
   (rows empty from the bottom up: a card of row r is covered by two of row r+1, and every card
   of row r+1 covers one of row r) and those cards can all find partners at once
-  (``solver.pyramid.challenge.rows``: Hall's condition per value).
+  (``solver.pyramid.challenge.rows``: Hall's condition per value). When that is the most
+  there is and it needs every card gone, one step less if no line can remove every card with
+  the apex last (``solver.pyramid.challenge.apex``).
 * ``access``: for every card in play, a lower bound on the moves until it is gone (its own
   removal included), each falling by one at most per move: a pyramid card, the cards covering
   it, two at most per move (each king alone); a stock card, one move for each card before it in
@@ -48,6 +50,7 @@ from solver.core.bits import nth_bit, popcount
 from solver.core.jit import noalloc
 from solver.pyramid.model.layout import (ABOVE, BELOW, DIRECT, PYRAMID_CARDS, PYRAMID_ROWS,
                                          STOCK_CARDS)
+from solver.pyramid.challenge.apex import capped
 from solver.pyramid.challenge.passing import passing_moves, stock_bits
 from solver.pyramid.challenge.rows import ROWS_FROM, rows_matched
 from solver.pyramid.model.state import (PYR_MASK, ROW_MASKS, STOCK_MASK, STOCK_SHIFT,
@@ -173,7 +176,7 @@ def upper_bound(state, tabs, rule, obj):
         for r in range(top, PYRAMID_ROWS):
             if present & ROW_MASKS[r]:
                 ub += obj.bonus[r]
-        return ub
+        return capped(ub, state, tabs, rule, obj)
     need = _ZERO
     for r in range(PYRAMID_ROWS - 1, top - 1, -1):
         row = present & ROW_MASKS[r]
@@ -182,7 +185,7 @@ def upper_bound(state, tabs, rule, obj):
             break
         if row:
             ub += obj.bonus[r]
-    return ub
+    return capped(ub, state, tabs, rule, obj)
 
 
 @noalloc

@@ -49,6 +49,10 @@ class ObjectiveArgs(NamedTuple):
     """int64[7]: the bonus of an empty pyramid row, by row (0 the apex .. 6 the bottom)."""
     gain: int
     """The most card weight one move removes (a pair of two cards, or a king)."""
+    full: int
+    """The most there is when it needs every card gone (every card weighs), else -1."""
+    grain: int
+    """The step every value of a line is a multiple of (``Objective.grain``)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +132,8 @@ class Objective:
     def args(self) -> ObjectiveArgs:
         return ObjectiveArgs(np.array(self.pyramid, dtype=np.int64),
                              np.array(self.stock, dtype=np.int64),
-                             np.array(self.rows, dtype=np.int64), self.gain)
+                             np.array(self.rows, dtype=np.int64), self.gain,
+                             self.most if self.weighs_every_card else -1, self.grain)
 
     def clearing(self) -> "Objective":
         """The same value plus, on the apex row, a bonus above everything else it can add up
