@@ -13,9 +13,8 @@ it, and a probe walks on slot by slot.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.core.rng import mix64
 
 ONE = np.uint64(1)
@@ -92,7 +91,7 @@ def find(index, keys, key):
         i = (i + ONE) & mask
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def rehash(index, keys, n_nodes):
     """Fill the (all -1) ``index`` with the first ``n_nodes`` node ids."""
     for j in range(n_nodes):

@@ -1,4 +1,5 @@
-"""``noalloc``: how a kernel that allocates nothing is compiled.
+"""How the search kernels are compiled: ``kernel``, and ``noalloc`` for one that allocates
+nothing.
 
 numba counts references to every array it handles: taking an array out of a tuple of tables,
 passing it on or letting it go updates a counter with an atomic instruction, and numba's pass
@@ -12,8 +13,8 @@ the rule cannot be broken by accident. A kernel that returns an array must not b
 either: its caller would drop a reference that was never taken (``tests/pyramid/test_noalloc.py``
 checks every kernel the searches reach).
 
-Every kernel of the searches also runs with ``nogil``: it touches no Python object, so it lets go
-of Python's global lock while it runs. A search in a worker thread (``pyramid play``'s status)
+Every kernel of the searches runs with ``nogil`` (``KERNEL_OPTIONS``, which both decorators
+use): it touches no Python object, so it lets go of Python's global lock while it runs. A search in a worker thread (``pyramid play``'s status)
 then never holds up the thread that draws the screen, however long one kernel call takes.
 """
 
@@ -21,9 +22,11 @@ from __future__ import annotations
 
 from numba import njit
 
-NOALLOC_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
-"""numba's options of a ``noalloc`` kernel (``_nrt`` is numba's switch of its runtime; ``nogil``
-lets other threads run meanwhile)."""
+KERNEL_OPTIONS = {"cache": True, "nogil": True}
+"""numba's options of a search kernel (``kernel``): cached on disk, and ``nogil``, so that other
+threads run meanwhile."""
+NOALLOC_OPTIONS = {**KERNEL_OPTIONS, "_nrt": False}
+"""numba's options of a ``noalloc`` kernel (``_nrt`` is numba's switch of its runtime)."""
 
 
 def noalloc(fn=None, **options):
@@ -32,3 +35,8 @@ def noalloc(fn=None, **options):
     if fn is None:
         return lambda f: njit(**NOALLOC_OPTIONS, **options)(f)
     return njit(**NOALLOC_OPTIONS, **options)(fn)
+
+
+def kernel(fn):
+    """``njit`` with ``KERNEL_OPTIONS``: a search kernel that may allocate (``@kernel``)."""
+    return njit(**KERNEL_OPTIONS)(fn)

@@ -12,8 +12,8 @@ move as a plain-Python player drawing the ``k``-th step there.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from solver.core.jit import kernel
 from solver.core.rng import below, stream_seed
 from solver.pyramid.model.layout import COVERED_BY, PYRAMID_CARDS, PYRAMID_ROWS, ROW_OF
 from solver.pyramid.model.state import (MAX_MOVES, MOVE_DRAW, MOVE_KING, MOVE_PAIR, MOVE_RECYCLE,
@@ -31,13 +31,13 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def push_pair(a, b, out, n):
     out[n] = encode_move(MOVE_PAIR, a, b)
     return n + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def uncovered_and_overlap(pyr, overlap):
     """``(unc, left, right)`` of the pyramid bits ``pyr``, row by row from the bottom (row
     shifts, as in ``state.uncovered_mask``, which gives the same ``unc``): ``unc`` the present
@@ -62,7 +62,7 @@ def uncovered_and_overlap(pyr, overlap):
     return unc, left & pyr, right & pyr
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def gen_legal(state, tabs, rule, out):
     """Every legal move of ``state`` into ``out``, in ``Position.legal_steps`` order; returns the
     count (0 once the position is won, or when no move is left).
@@ -76,7 +76,7 @@ def gen_legal(state, tabs, rule, out):
     return gen_with_masks(state, unc, left, right, tabs, rule, out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def gen_with_masks(state, unc, left, right, tabs, rule, out):
     """``gen_legal`` given ``uncovered_and_overlap`` of the state's pyramid (a draw or a recycle
     leaves the pyramid, hence these masks, as they were)."""
@@ -136,7 +136,7 @@ def gen_with_masks(state, unc, left, right, tabs, rule, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def slot_depth(slot):
     """Row (1 = apex .. 7 = bottom) of a pyramid slot; 0 for a stock or waste card or no slot."""
     if slot < PYRAMID_CARDS:
@@ -144,7 +144,7 @@ def slot_depth(slot):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def greedy_score(m):
     """The greedy player's preference for a removal ``m`` (higher first): ``KING_BONUS`` for a
     king, plus the lowest row (largest row number) of the pyramid cards it removes."""
@@ -152,7 +152,7 @@ def greedy_score(m):
     return depth + (KING_BONUS if move_kind(m) == MOVE_KING else 0)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def greedy_pick(rs, moves, n):
     """Index of the greedy player's move among ``moves[:n]`` (n >= 1): the best-scoring removal,
     ties drawn uniformly by one ``below`` call (none for a single best); with no removal the last
@@ -181,7 +181,7 @@ def greedy_pick(rs, moves, n):
     return n - 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def choose(rs, player, moves, n):
     """Index of the move ``player`` picks among ``moves[:n]`` (n >= 1), drawing from ``rs``: the
     random player any of them uniformly (one ``below(n)`` draw, none when n = 1), the greedy one
@@ -191,7 +191,7 @@ def choose(rs, player, moves, n):
     return below(rs, n) if n > 1 else 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_one(start, tabs, rule, player, rs, moves):
     """Play one game from ``start`` with ``player``, drawing from ``rs``; True when it is won.
 
@@ -224,7 +224,7 @@ def play_one(start, tabs, rule, player, rs, moves):
             state &= ~REC_MASK  # the count is not kept (nor bounded) under unlimited recycles
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def play_block(deal, start, rule, seed, first, count, out):
     """Playouts ``first .. first + count - 1`` of ``deal`` from ``start``: ``out[i, player]`` is
     1 when playout ``first + i`` of that player is won. Each playout draws from a fresh generator
@@ -238,7 +238,7 @@ def play_block(deal, start, rule, seed, first, count, out):
             out[i, player] = play_one(start, tabs, rule, player, rs, moves)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def wins_many(deals, start, rule, seed, games, first_player, end_player, wins):
     """For each deal ``d`` of ``deals`` (n, 52) and each player code ``first_player ..
     end_player - 1``: ``wins[d, player]`` = playouts ``0 .. games-1`` won from ``start``."""

@@ -13,8 +13,10 @@ with a pyramid card. Every card gone means, for each class of values ``v`` and `
 perfect matching of the cards of value ``v`` in play with those of value ``13 - v`` (the apex
 and ``q`` apart) without an edge between the two sides: a bipartite graph whose only missing
 edges join the left cards of one value to the right cards of the other. By Hall's theorem it
-has one exactly when both values have as many cards and, for each value and each side, the
-cards of that side are no more than the pyramid's and that side's cards of the other value.
+has one exactly when both values have as many cards and the left (right) cards of value ``v``
+are no more than the pyramid's and the left (right) cards of value ``13 - v``: any other set of
+``v`` cards reaches every card of the other value (with as many on both sides, a matching of
+every ``v`` card is perfect).
 This ignores which pyramid cards cover which and the order of the moves, so it is a necessary
 condition: when no stock or waste card ``q`` of the apex's partner value meets it, no line
 removes every card, and the score challenge's bound drops by one step (``Objective.grain``).
@@ -75,7 +77,7 @@ def matched(pyr, left, right, tabs):
         r_w = popcount(right & tabs.sval[w])
         if p_v + l_v + r_v != p_w + l_w + r_w:
             return False
-        if l_v > p_w + l_w or r_v > p_w + r_w or l_w > p_v + l_v or r_w > p_v + r_v:
+        if l_v > p_w + l_w or r_v > p_w + r_w:
             return False
     return True
 

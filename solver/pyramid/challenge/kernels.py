@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from solver.core.hashing import find, table_find, table_has, table_insert, table_put
+from solver.core.jit import kernel
 from solver.pyramid.challenge.bounds import (FAR, moves_lower_bound, upper_bound, value)
 from solver.pyramid.challenge.moves import gen_free_moves, gen_moves
 from solver.pyramid.optimal.bound import FAR_BOUND
@@ -130,7 +130,7 @@ class WinBound(NamedTuple):
     """The rules with goal "pyramid" (the bound of clearing the pyramid)."""
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def norm(state, rule):
     """A real position as a key: the recycle count dropped when recycles are unlimited."""
     if rule.recycles < 0:
@@ -138,7 +138,7 @@ def norm(state, rule):
     return state
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def stock_counts(obj, rule):
     """Whether stock cards matter to the free-stock moves: some carry weight, or goal "all"."""
     if rule.goal_all:
@@ -149,21 +149,21 @@ def stock_counts(obj, rule):
     return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _gen(state, tabs, rule, forcing, free, pile, out):
     if free:
         return gen_free_moves(state, tabs, rule, forcing, pile, out)
     return gen_moves(state, tabs, rule, forcing, out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _apply(state, m, rule, free):
     if free:
         return apply_free(state, m)
     return norm(apply_concrete(state, m), rule)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def max_search(tabs, rule, obj, forcing, free, start, max_states, slice_states, arrays):
     """Depth-first branch and bound for the largest value from ``start`` (see the module
     docstring), resumable: ``arrays`` (``MaxArrays``) keep the search between calls.
@@ -254,7 +254,7 @@ def max_search(tabs, rule, obj, forcing, free, start, max_states, slice_states, 
     return status
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def rehash_table(old, new, tags):
     """Re-insert the entries of the open-addressing table ``old`` into the empty ``new``, each
     where ``table_find`` looks for it: at the hash of the entry without its bits ``tags`` (the
@@ -265,7 +265,7 @@ def rehash_table(old, new, tags):
             table_insert(new, old[k] & ~tags, tags, old[k] & tags)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _estimate(state, tabs, rule, obj, target, win, arrays):
     h = moves_lower_bound(state, tabs, rule, obj, target, arrays.acc,
                           arrays.weight_by_time, arrays.picks)
@@ -275,14 +275,14 @@ def _estimate(state, tabs, rule, obj, target, win, arrays):
     return h
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _pause(regs, f, expanded, status):
     regs[A_F] = f
     regs[A_EXPANDED] = expanded
     return status
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def free_reaches(state, tabs, rule, obj, forcing, target, arrays, regs):
     """Whether some free-stock line from the cards in play of ``state`` reaches a value of
     ``target`` (``REACHED``, ``NOT_REACHED``, or ``GAVE_UP`` past ``FREE_CAP`` positions): if
@@ -333,7 +333,7 @@ def free_reaches(state, tabs, rule, obj, forcing, target, arrays, regs):
     return NOT_REACHED
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _settle_line(memo, fstates, depth, regs):
     """Settle the positions of the stack down to ``depth`` as reaching the target (they are on a
     line that does); returns ``REACHED``."""
@@ -343,14 +343,14 @@ def _settle_line(memo, fstates, depth, regs):
     return REACHED
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _known(h):
     """The estimate a node's entry was filed under: its own, or (``h`` < 0) ``-1 - h``, a
     provisional one from its parent's (one less: the estimate is consistent)."""
     return h if h >= 0 else -1 - h
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _push(arrays, node, f):
     """File ``node`` in the open list under ``f``."""
     regs = arrays.regs
@@ -361,7 +361,7 @@ def _push(arrays, node, f):
     arrays.head[f] = en
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def fewest_search(tabs, rule, obj, forcing, free_forcing, win, start, max_states, slice_states,
                   arrays):
     """A* for the fewest moves from ``start`` to a value of ``regs[A_TARGET]`` (see the module
@@ -472,7 +472,7 @@ def fewest_search(tabs, rule, obj, forcing, free_forcing, win, start, max_states
     return _pause(regs, f, expanded, DONE)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def trace_line(parent, mv, node, out):
     """The moves from the root to ``node``, into ``out``; returns their number."""
     n = 0

@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from solver.core.cards import (NATURAL_CARDS, NATURAL_TOKENS, format_card, is_red, parse_card,
                                split_tokens)
+from solver.core.jit import kernel
 from solver.pyramid.model.layout import DECK_CARDS, PYRAMID_CARDS, PYRAMID_ROWS
 from solver.core.rng import check_seed, new_state, shuffle
 from solver.core.text import quoted
@@ -231,7 +231,7 @@ def check_deal(deal) -> np.ndarray:
     return a
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _deal_kernel(seed, out):
     state = new_state(seed)
     for i in range(DECK_CARDS):
@@ -239,7 +239,7 @@ def _deal_kernel(seed, out):
     shuffle(state, out)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _deals_kernel(seeds, out):
     for k in range(len(seeds)):
         _deal_kernel(seeds[k], out[k])

@@ -53,11 +53,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from solver.core.cards import RANK_OF
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.pyramid.model.layout import (ABOVE, BELOW, COVERED_BY, DIRECT, PYRAMID_CARDS,
                                          PYRAMID_ROWS, STOCK_CARDS)
 
@@ -227,7 +226,7 @@ class DealTables(NamedTuple):
     skings: np.uint64
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def deal_tables(deal):
     """The ``DealTables`` of ``deal`` (52 card ids), in new arrays."""
     return deal_tables_into(deal, np.empty(52, dtype=np.int64), np.empty(14, dtype=np.uint64),
@@ -244,7 +243,7 @@ def kernel_tables(deal) -> DealTables:
     return tabs._replace(pkings=np.uint64(tabs.pkings), skings=np.uint64(tabs.skings))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def deal_tables_into(deal, val, vmask, pmates, reach, sval):
     """The ``DealTables`` of ``deal`` written into the given arrays (``val`` 52 int64, ``vmask``
     and ``sval`` 14 uint64, ``pmates`` and ``reach`` 28 uint64): no allocation, for kernels that

@@ -47,9 +47,8 @@ waiting in turn (10-15% of the search's time on the slowest deals, the expansion
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.core.prefetch import prefetch
 from solver.core.rng import mix64
 from solver.pyramid.winnable.free_search import dead, dead_after
@@ -338,7 +337,7 @@ def astar_run(tabs, ctab, start, rule, max_states, budget, arrays):
             return WON
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def trace(deal, rule, keys, parent, goal_parent, goal_move, out):
     """The moves from the start to the goal (reached by ``goal_move`` from node ``goal_parent``
     of ``keys``/``parent``), into ``out``; returns their number. Each move is found again by

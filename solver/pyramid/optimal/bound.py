@@ -4,10 +4,9 @@ per-deal ``ClassTables`` of ``solver.pyramid.optimal.tables``."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from solver.core.bits import popcount
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.pyramid.model.layout import PYRAMID_CARDS
 from solver.pyramid.optimal.tables import PYR_INF, config_id
 from solver.pyramid.model.state import (PYR_MASK, STOCK_MASK, STOCK_SHIFT, deal_tables,
@@ -339,7 +338,7 @@ def _values_mask(cpos, c, first, x):
     return m
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def start_bound(deal, ctab, start, rule):
     """``bound`` of the packed position ``start`` (for reporting without a search)."""
     scr = np.zeros(SCRATCH, dtype=np.int64)

@@ -20,9 +20,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.core.rng import mix64
 
 _ONE = np.uint64(1)
@@ -127,7 +126,7 @@ def find_tagged(index, keys, key):
         i = (i + _ONE) & mask
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def rehash_tagged(index, keys, n_nodes):
     """``rehash`` into a tagged index."""
     for j in range(n_nodes):

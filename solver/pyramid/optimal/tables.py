@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from solver.core.bits import popcount
 from solver.core.cards import RANK_OF
+from solver.core.jit import kernel
 from solver.pyramid.model.layout import ABOVE, BELOW, COVER_MASK, DIRECT, PYRAMID_CARDS
 from solver.pyramid.model.state import (MAX_MOVES, deal_tables, lowest_bit_index, move_a, move_b,
                                   push_pyramid_pairs, uncovered_mask)
@@ -64,7 +64,7 @@ def _config_index() -> tuple[np.ndarray, np.ndarray]:
 CFG_KEY, CFG_ID = _config_index()
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def config_id(pyr):
     """Index in ``CONFIGS`` of the pyramid mask ``pyr``, or -1 when play cannot reach it (a mask
     made up by hand, with a card left whose covered cards are gone)."""
@@ -83,7 +83,7 @@ PYR_INF = 1000
 """``pyramid_moves`` of a pyramid that can never be cleared, even with every stock card at hand."""
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def pyramid_moves(deal, overlap, dp, moves):
     """For each pyramid mask of ``CONFIGS``: the fewest moves that remove pyramid cards needed to
     clear it, in a relaxed game where every stock card of the deal is always at hand (so any
@@ -142,7 +142,7 @@ def class_tables(deal, overlap: bool) -> ClassTables:
     return ctab
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def fill_class_tables(deal, overlap, ctab, match, adj, moves):
     """Fill the ``ClassTables`` ``ctab`` of ``deal`` (fresh: ``cpos`` and ``cdp`` all -1 and
     ``PYR_INF``, the others 0; ``match`` (256), ``adj`` (4) and ``moves`` (``MAX_MOVES``) are

@@ -31,11 +31,11 @@ from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.core.rng import shuffle
 from solver.pyramid.winnable.dfs import decide, decide_free
 from solver.pyramid.winnable.free_search import FREE_DEPTH, PROOF_AFTER, dead, dead_after
@@ -162,7 +162,7 @@ class ChunkBuffers(NamedTuple):
     sub: SubgameBuffers
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def chunk_buffers(depth):
     """Fresh ``ChunkBuffers`` for a workspace whose stack has ``depth`` rows."""
     size = 1 << SMALL_TABLE_BITS
@@ -173,7 +173,7 @@ def chunk_buffers(depth):
                         np.empty(size, dtype=np.int64), subgame_buffers())
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_unlimited(deal, rule, max_states, ws, buf):
     """``dfs.decide(deal, START, rule, max_states, ws, path)``'s outcome and states for unlimited recycles,
     with ``buf`` (``ChunkBuffers``) instead of fresh arrays: ``(outcome, expanded)``."""
@@ -186,7 +186,7 @@ def decide_unlimited(deal, rule, max_states, ws, buf):
     return o, e
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_seed_chunk(seeds, rule, max_states, ws, out_deals, out_outcome, out_states, out_ns):
     """Deal, table and decide every seed of ``seeds`` under unlimited recycles (``rule.recycles``
     must be -1): fills ``out_deals`` (n, 52) card ids (the deals of ``deals.deal_from_seed``),
@@ -207,7 +207,7 @@ def decide_seed_chunk(seeds, rule, max_states, ws, out_deals, out_outcome, out_s
         out_deals[k] = deck
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_deal_chunk(deals, rule, max_states, ws, out_outcome, out_states, out_ns):
     """``decide_seed_chunk`` for deals given as an (n, 52) array of card ids."""
     buf = chunk_buffers(len(ws.counts))
@@ -219,7 +219,7 @@ def decide_deal_chunk(deals, rule, max_states, ws, out_outcome, out_states, out_
         out_states[k] = e
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_timed(deals, rule, max_states, ws, out_outcome, out_states, out_ns):
     """``dfs.decide_batch`` that also measures each deal's wall time in nanoseconds
     (``clock_ns``): the batch's kernel under limited recycles."""

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from solver.core.jit import kernel
 from solver.pyramid.winnable.free_search import FREE_DEPTH, PROOF_AFTER, free_search_proving
 from solver.pyramid.winnable.limited import concrete_search
 from solver.pyramid.winnable.lost_table import LostTable, WorkspaceArgs, table_clear
@@ -53,7 +54,7 @@ def decide_free(deal, start, rule, max_states, ws, path):
     return Decided(found.outcome, found.length, found.states)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide(deal, start, rule, max_states, ws, path):
     """Winnability of ``deal`` (52 card ids) from the packed position ``start`` under ``rule``
     (``RuleArgs``), in workspace ``ws`` (``WorkspaceArgs``).
@@ -73,7 +74,7 @@ def decide(deal, start, rule, max_states, ws, path):
     return Decided(found.outcome, found.length, found.states)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_batch(deals, rule, max_states, ws, out_outcome, out_states):
     """Winnability of many deals from their start in one call (no move lists): fills
     ``out_outcome``/``out_states``."""
@@ -84,7 +85,7 @@ def decide_batch(deals, rule, max_states, ws, out_outcome, out_states):
         out_states[k] = found.states
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_turn(deal, start, rule, max_states, ws, path, lost):
     """One turn of a limited-recycles search that goes on from the turns before it on the same
     deal and start (``winnable.WinnabilityTurns``): ``decide``, but the lost-position table
@@ -94,7 +95,7 @@ def decide_turn(deal, start, rule, max_states, ws, path, lost):
                            len(ws.counts) - FREE_DEPTH, path)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
                 table, touched, moves, counts, path):
     """``decide`` with its rule and workspace arguments spread out: the one entry for a call per
@@ -111,7 +112,7 @@ def decide_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_stat
     return found.outcome, found.length, found.states
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def decide_free_flat(deal, start, recycles, overlap, stock_top_on, goal_all, max_states, max_table,
                      table, touched, moves, counts, path):
     """``decide_flat`` for unlimited recycles (``decide_free``), so that the default rules never

@@ -14,9 +14,8 @@ a fifth of the search's time.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.pyramid.model.layout import PYRAMID_CARDS, STOCK_CARDS
 from solver.pyramid.model.outcome import LOST, UNKNOWN, WON
 from solver.core.hashing import table_has
@@ -114,7 +113,7 @@ def free_regs_reset(fregs, n, grown):
     fregs[F_LENGTH] = 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def free_search_proving(tabs, start, rule, max_states, ws, lost, base, path, proof_after):
     """Depth-first search of the free-stock abstraction from ``start`` (``free_walk``), with the
     subgame proofs of the start after ``proof_after`` positions (``NO_PROOF``: never).

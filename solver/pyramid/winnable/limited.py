@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from solver.core.rng import shuffle, stream_seed
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.pyramid.winnable.free_search import (NOT_STARTED, PROOF_AFTER, dead, dead_after,
                                         free_search_proving)
 from solver.pyramid.model.outcome import LOST, UNKNOWN, WON
@@ -99,7 +99,7 @@ PROVING_OFF, PROVING_SWEEP, PROVING_ON = 0, 1, 2
 running."""
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def concrete_regs(lost, rule, expanded):
     """Fresh registers of ``concrete_walk`` for the lost table ``lost`` (a ``LostTable``), after
     ``expanded`` positions of the free-stock search."""
@@ -112,7 +112,7 @@ def concrete_regs(lost, rule, expanded):
     return regs
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def concrete_search(tabs, start, rule, max_states, ws, lost, free_base, path):
     """Depth-first search of the real positions (limited recycles) from ``start``.
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from solver.core.hashing import table_find, table_insert, table_lower, table_put
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.pyramid.model.state import PTR_MASK, REC_MASK
 
 _ZERO = np.uint64(0)
@@ -140,7 +139,7 @@ def counted(slot, n, grown, touched):
     return n
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def grown_table(lost, ws):
     """``lost`` (a ``LostTable``) moved to a table twice the size, or as it is when that would
     pass ``ws.max_table`` slots.

@@ -61,10 +61,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-from solver.core.jit import noalloc
+from solver.core.jit import kernel, noalloc
 from solver.pyramid.model.layout import ABOVE, DIRECT, PYRAMID_CARDS
 from solver.core.hashing import table_find, table_insert
 from solver.pyramid.model.state import (MOVE_DRAW, MOVE_PAIR, MOVE_RECYCLE, PTR_MASK, PTR_SHIFT,
@@ -128,7 +127,7 @@ class PassBuffers(NamedTuple):
     """...and how many it holds (one int64)."""
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def no_pass_buffers():
     """Empty ``PassBuffers`` of the right types: a stand-in until a search needs real ones."""
     return PassBuffers(np.empty(1, dtype=np.uint64), np.empty((1, 1), dtype=np.uint64),
@@ -136,7 +135,7 @@ def no_pass_buffers():
                        np.zeros(1, dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def pass_buffers(recycles):
     """Fresh ``PassBuffers`` for rules with ``recycles`` (>= 0) allowed: the deepest line of
     ``MAX_CLASSES`` classes holds four pairs per class, and on each of the ``recycles + 1``
@@ -157,7 +156,7 @@ def known_full(pb):
     return 2 * pb.known_n[0] >= len(pb.known) and 4 * len(pb.known) <= KNOWN_MAX_SLOTS
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def grown_known(pb):
     """``pb`` itself, or with its set of known answers four times larger when it is half full
     (up to ``KNOWN_MAX_SLOTS``): every entry moves over with its tag."""
